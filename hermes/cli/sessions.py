@@ -1,0 +1,10 @@
+"""``hermes sessions``: list, show, search, export, delete, reindex. (Filled in by the state work.)"""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group("sessions")
+def sessions_group() -> None:
+    """Browse, search and manage stored sessions."""

@@ -1,0 +1,58 @@
+"""Where Hermes keeps its data: ``HERMES_HOME`` (default ``~/.hermes``), one folder per profile.
+
+``hermes -p NAME`` uses ``$HERMES_HOME/profiles/NAME``. Nothing else in Hermes builds these paths by
+hand, so the layout described in docs/architecture.md is defined here once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from hermes.errors import InvalidInputError
+
+_PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+def hermes_home() -> Path:
+    """The root data folder: ``$HERMES_HOME`` or ``~/.hermes``."""
+    env = os.environ.get("HERMES_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".hermes"
+
+
+@dataclass(frozen=True)
+class Home:
+    """The data folder of one profile and the well-known paths inside it."""
+
+    root: Path
+
+    @classmethod
+    def for_profile(cls, profile: str | None = None) -> Home:
+        base = hermes_home()
+        if profile is None or profile == "default":
+            return cls(base)
+        if not _PROFILE_NAME.match(profile):
+            raise InvalidInputError(
+                f"invalid profile name {profile!r}",
+                hint="use 1-64 lowercase letters, digits, '-' or '_', starting with a letter or digit",
+            )
+        return cls(base / "profiles" / profile)
+
+    @property
+    def state_db(self) -> Path:
+        return self.root / "state.db"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.root / "index"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.root / "logs"
+
+    def ensure(self) -> Home:
+        """Create the folder (mode 0700) if it does not exist yet."""
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return self

@@ -1,0 +1,1 @@
+//! digest: see the module docs once implemented.

@@ -1,0 +1,1 @@
+//! index: see the module docs once implemented.

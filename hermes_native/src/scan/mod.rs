@@ -1,0 +1,1 @@
+//! scan: see the module docs once implemented.

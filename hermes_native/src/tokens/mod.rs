@@ -1,0 +1,1 @@
+//! tokens: see the module docs once implemented.
