@@ -1,14 +1,15 @@
 """Type stubs for ``hermes._native``, the Rust core.
 
 Product code imports the façades (``hermes.tokens``, ``hermes.security.scan``,
-``hermes.agent.digest``, ``hermes.state.search``), never this module directly. Every function takes and
-returns plain data; the heavy ones release the GIL. Errors are raised as ``hermes.errors`` classes.
+``hermes.agent.digest``, ``hermes.state.search``), never this module directly. Every function
+takes and returns plain data; the heavy ones release the GIL. Errors are raised as
+``hermes.errors`` classes.
 Checked against the compiled module by ``python -m mypy.stubtest hermes._native`` in ``make lint``.
 """
 
 __version__: str
 
-# --- tokens -----------------------------------------------------------------------------------------
+# --- tokens --------------------------------------------------------------------------------------
 # Exact token counts for the OpenAI encodings "cl100k_base" and "o200k_base". The vocabularies are
 # compiled into the extension; nothing is downloaded. Special tokens are counted as ordinary text.
 
@@ -19,7 +20,7 @@ def encode(text: str, encoding: str) -> list[int]: ...
 def decode_bytes(tokens: list[int], encoding: str) -> bytes: ...
 def count_chat_tokens(messages: list[dict[str, str]], encoding: str) -> int: ...
 
-# --- scan -------------------------------------------------------------------------------------------
+# --- scan ----------------------------------------------------------------------------------------
 # Threat scanning of text that enters a prompt. A finding is
 # (category, rule_id, start, end, excerpt) with start/end as code-point offsets into the input.
 # The verdict is "safe", "caution" or "dangerous".
@@ -28,7 +29,7 @@ def scan(text: str) -> tuple[str, list[tuple[str, str, int, int, str]]]: ...
 def scan_batch(texts: list[str]) -> list[tuple[str, list[tuple[str, str, int, int, str]]]]: ...
 def scan_rules() -> list[tuple[str, str, str, str]]: ...
 
-# --- digest -----------------------------------------------------------------------------------------
+# --- digest --------------------------------------------------------------------------------------
 # Context-compression digest of a transcript. Input messages are (role, content, tool_names).
 
 def digest(
@@ -38,9 +39,10 @@ def digest(
     recent_share: float = 0.5,
 ) -> tuple[str, int, int]: ...
 
-# --- index ------------------------------------------------------------------------------------------
-# The tantivy index of messages. A document is (rowid, session_id, role, source, timestamp, content);
-# a hit is (rowid, session_id, role, source, timestamp, score, snippet, highlights) where highlights
+# --- index ---------------------------------------------------------------------------------------
+# The tantivy index of messages. A document is
+# (rowid, session_id, role, source, timestamp, content); a hit is
+# (rowid, session_id, role, source, timestamp, score, snippet, highlights) where highlights
 # are (start, end) code-point spans inside the snippet.
 
 class SearchIndex:

@@ -1,8 +1,8 @@
 """One exception hierarchy for all of Hermes, rooted at :class:`HermesError`.
 
-Every error says what was wrong and, through ``hint``, what to do about it. The Rust core raises these
-classes too: ``hermes_native/src/py/errors.rs`` looks them up here by name, so renaming a class here
-means renaming it there.
+Every error says what was wrong and, through ``hint``, what to do about it. The Rust core raises
+these classes too: ``hermes_native/src/py/errors.rs`` looks them up here by name, so renaming a
+class here means renaming it there.
 """
 
 from __future__ import annotations

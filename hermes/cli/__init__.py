@@ -1,1 +1,1 @@
-"""The ``hermes`` command. Each subcommand group lives in its own module and is added in ``main``."""
+"""The ``hermes`` command. Each subcommand group lives in its own module, added in ``main``."""

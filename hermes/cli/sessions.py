@@ -1,4 +1,4 @@
-"""``hermes sessions``: list, show, search, export, delete, reindex. (Filled in by the state work.)"""
+"""``hermes sessions``: list, show, search, export, delete, reindex. (State work.)"""
 
 from __future__ import annotations
 
