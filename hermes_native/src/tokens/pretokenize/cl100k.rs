@@ -10,6 +10,10 @@
 use super::{run_end, SpaceRun, Split};
 use crate::tokens::unicode::{char_at, class_at, folds_to, is_prefix, LETTER, NUMBER, PUNCT};
 
+/// tiktoken's `pat_str` for this encoding, which [`Split::piece_end`] implements.
+#[cfg_attr(not(test), allow(dead_code))]
+pub const PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+
 pub struct Cl100k;
 
 impl Split for Cl100k {

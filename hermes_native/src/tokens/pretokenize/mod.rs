@@ -8,6 +8,8 @@
 
 mod cl100k;
 mod o200k;
+#[cfg(test)]
+mod oracle_tests;
 
 use std::marker::PhantomData;
 

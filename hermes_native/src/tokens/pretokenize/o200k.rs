@@ -15,6 +15,14 @@ use crate::tokens::unicode::{
     char_at, class_at, folds_to, is_prefix, LOWSET, NUMBER, PUNCT, UPSET,
 };
 
+/// tiktoken's `pat_str` for this encoding, which [`Split::piece_end`] implements.
+#[cfg_attr(not(test), allow(dead_code))]
+pub const PATTERN: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+);
+
 pub struct O200k;
 
 impl Split for O200k {
