@@ -2,30 +2,32 @@
 //! pair whose concatenation has the lowest rank, the leftmost one on ties, until no adjacent pair is
 //! a token.
 //!
-//! Two implementations give the same result: a quadratic scan over a small array (tiktoken's own
+//! Two implementations give the same result: a quadratic scan over small arrays (tiktoken's own
 //! approach, fastest for the short pieces of ordinary text) and, for long pieces such as 100 KB of
 //! base64, a linked list with a min-heap keyed by (rank, position) that keeps the work near-linear.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::vocab::Vocab;
+use super::vocab::{Vocab, NONE};
 
 /// Pieces longer than this (in bytes) use the heap-based merge.
-const HEAP_THRESHOLD: usize = 128;
-const NONE: u32 = u32::MAX;
+const HEAP_THRESHOLD: usize = 48;
 
 /// Scratch buffers reused across pieces.
 #[derive(Default)]
 pub struct Merger {
-    /// (start offset, rank of the pair starting here) for the array merge.
-    parts: Vec<(usize, u32)>,
+    /// Start offset of each part of the array merge, plus the end of the piece.
+    starts: Vec<u32>,
+    /// `ranks[i]`: rank of parts `i` and `i + 1` merged, or `NONE`.
+    ranks: Vec<u32>,
     nodes: Vec<Node>,
     heap: BinaryHeap<Reverse<(u32, u32)>>,
 }
 
 #[derive(Clone, Copy)]
 struct Node {
+    /// Byte offset of the part, `NONE` once merged into its predecessor.
     start: u32,
     prev: u32,
     next: u32,
@@ -41,47 +43,38 @@ impl Merger {
             self.heap_bounds().count()
         } else {
             self.array_merge(vocab, piece);
-            self.parts.len() - 1
+            self.starts.len() - 1
         }
     }
 
     /// Append the tokens of `piece` (at least two bytes, not itself a token) to `out`.
     pub fn encode(&mut self, vocab: &Vocab, piece: &[u8], out: &mut Vec<u32>) {
-        let rank_of = |range: (usize, usize)| {
-            // Every part left after merging is a token: single bytes are, and a merge only ever
-            // creates a pair whose concatenation has a rank.
-            vocab.rank(&piece[range.0..range.1]).unwrap_or(NONE)
-        };
+        // Every part left after merging is a token: single bytes are, and a merge only ever
+        // creates a part whose bytes have a rank.
+        let rank_of = |(start, end): (usize, usize)| vocab.rank_or_none(&piece[start..end]);
         if piece.len() > HEAP_THRESHOLD {
             self.heap_merge(vocab, piece);
             out.extend(self.heap_bounds().map(rank_of));
         } else {
             self.array_merge(vocab, piece);
-            out.extend(self.parts.windows(2).map(|w| rank_of((w[0].0, w[1].0))));
+            out.extend(
+                self.starts
+                    .windows(2)
+                    .map(|w| rank_of((w[0] as usize, w[1] as usize))),
+            );
         }
     }
 
     fn array_merge(&mut self, vocab: &Vocab, piece: &[u8]) {
-        let parts = &mut self.parts;
-        parts.clear();
-        parts.extend(
-            (0..piece.len() - 1).map(|i| (i, vocab.rank(&piece[i..i + 2]).unwrap_or(NONE))),
-        );
-        parts.push((piece.len() - 1, NONE));
-        parts.push((piece.len(), NONE));
-        // Rank of parts[i] merged with parts[i + 1], looking at the part boundaries after a merge.
-        let pair_rank = |parts: &[(usize, u32)], i: usize| {
-            if i + 3 < parts.len() {
-                vocab
-                    .rank(&piece[parts[i].0..parts[i + 3].0])
-                    .unwrap_or(NONE)
-            } else {
-                NONE
-            }
-        };
+        let (starts, ranks) = (&mut self.starts, &mut self.ranks);
+        starts.clear();
+        ranks.clear();
+        starts.extend(0..=piece.len() as u32);
+        ranks.extend(piece.windows(2).map(|w| vocab.pair_rank(w[0], w[1])));
+        // Invariant: ranks.len() == starts.len() - 2 (one rank per adjacent pair of parts).
         loop {
             let mut best = (NONE, 0);
-            for (i, &(_, rank)) in parts[..parts.len() - 1].iter().enumerate() {
+            for (i, &rank) in ranks.iter().enumerate() {
                 if rank < best.0 {
                     best = (rank, i);
                 }
@@ -90,11 +83,17 @@ impl Merger {
                 break;
             }
             let i = best.1;
-            parts[i].1 = pair_rank(parts, i);
-            if i > 0 {
-                parts[i - 1].1 = pair_rank(parts, i - 1);
+            // Part i absorbs part i + 1; then re-rank its pairs with both neighbours.
+            starts.remove(i + 1);
+            ranks.remove(i);
+            let rank_between =
+                |a: usize| vocab.rank_or_none(&piece[starts[a] as usize..starts[a + 2] as usize]);
+            if i < ranks.len() {
+                ranks[i] = rank_between(i);
             }
-            parts.remove(i + 1);
+            if i > 0 {
+                ranks[i - 1] = rank_between(i - 1);
+            }
         }
     }
 
@@ -106,7 +105,7 @@ impl Merger {
         heap.clear();
         for i in 0..n {
             let rank = if i + 1 < n {
-                vocab.rank(&piece[i..i + 2]).unwrap_or(NONE)
+                vocab.pair_rank(piece[i], piece[i + 1])
             } else {
                 NONE
             };
@@ -134,9 +133,7 @@ impl Merger {
             } else {
                 nodes[after as usize].start as usize
             };
-            vocab
-                .rank(&piece[nodes[i as usize].start as usize..end])
-                .unwrap_or(NONE)
+            vocab.rank_or_none(&piece[nodes[i as usize].start as usize..end])
         };
         while let Some(Reverse((rank, i))) = heap.pop() {
             // Entries are never removed when a rank changes; skip the stale ones. Node indices equal
@@ -201,7 +198,11 @@ mod tests {
         piece: &[u8],
     ) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
         merger.array_merge(vocab, piece);
-        let array = merger.parts.windows(2).map(|w| (w[0].0, w[1].0)).collect();
+        let array = merger
+            .starts
+            .windows(2)
+            .map(|w| (w[0] as usize, w[1] as usize))
+            .collect();
         merger.heap_merge(vocab, piece);
         (array, merger.heap_bounds().collect())
     }
