@@ -8,6 +8,7 @@ Checked against the compiled module by ``python -m mypy.stubtest hermes._native`
 """
 
 __version__: str
+__all__: list[str]
 
 # --- tokens --------------------------------------------------------------------------------------
 # Exact token counts for the OpenAI encodings "cl100k_base" and "o200k_base". The vocabularies are
@@ -29,15 +30,19 @@ def scan(text: str) -> tuple[str, list[tuple[str, str, int, int, str]]]: ...
 def scan_batch(texts: list[str]) -> list[tuple[str, list[tuple[str, str, int, int, str]]]]: ...
 def scan_rules() -> list[tuple[str, str, str, str]]: ...
 
-# --- digest --------------------------------------------------------------------------------------
+# --- digest ---------------------------------------------------------------------------------------
 # Context-compression digest of a transcript. Input messages are (role, content, tool_names).
+# Returns (digest_text, keep_from, total_tokens, digest_tokens, condensed_turns, omitted_turns):
+# messages[keep_from:] are kept verbatim; total_tokens (digest + kept messages) <= budget.
+# A message costs 3 + tokens(role) + tokens(content) + sum(tokens(tool name)); the digest, when not
+# empty, 3 + tokens("system") + tokens(text). budget must be >= 32; 0 <= recent_share <= 1.
 
 def digest(
     messages: list[tuple[str, str, list[str]]],
     budget: int,
     encoding: str,
     recent_share: float = 0.5,
-) -> tuple[str, int, int]: ...
+) -> tuple[str, int, int, int, int, int]: ...
 
 # --- index ---------------------------------------------------------------------------------------
 # The tantivy index of messages. A document is

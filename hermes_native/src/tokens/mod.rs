@@ -105,12 +105,14 @@ fn with_state<R>(f: impl FnOnce(&mut ThreadState) -> R) -> R {
     })
 }
 
+/// Token count of `text`, or `None` as soon as it exceeds `limit`.
 fn count_pieces<S: Split>(
     text: &str,
     vocab: &Vocab,
     state: &mut ThreadState,
     cache: usize,
-) -> usize {
+    limit: usize,
+) -> Option<usize> {
     let ThreadState { merger, caches } = state;
     let cache = &mut caches[cache];
     let mut total = 0;
@@ -120,8 +122,11 @@ fn count_pieces<S: Split>(
         } else {
             cache.get_or(piece, || merger.count(vocab, piece))
         };
+        if total > limit {
+            return None;
+        }
     }
-    total
+    Some(total)
 }
 
 fn encode_pieces<S: Split>(text: &str, vocab: &Vocab, merger: &mut Merger, out: &mut Vec<u32>) {
@@ -135,10 +140,17 @@ fn encode_pieces<S: Split>(text: &str, vocab: &Vocab, merger: &mut Merger, out: 
 
 /// Number of tokens in `text`.
 pub fn count(text: &str, encoding: Encoding) -> usize {
+    // A text has at most one token per byte, so the limit is never reached.
+    count_up_to(text, encoding, text.len()).unwrap_or(text.len())
+}
+
+/// Number of tokens in `text` if it is at most `limit`, else `None`; stops counting as soon as the
+/// limit is passed, so asking whether a huge text fits a small budget is cheap.
+pub fn count_up_to(text: &str, encoding: Encoding, limit: usize) -> Option<usize> {
     let vocab = encoding.vocab();
     with_state(|state| match encoding {
-        Encoding::Cl100k => count_pieces::<Cl100k>(text, vocab, state, encoding.index()),
-        Encoding::O200k => count_pieces::<O200k>(text, vocab, state, encoding.index()),
+        Encoding::Cl100k => count_pieces::<Cl100k>(text, vocab, state, encoding.index(), limit),
+        Encoding::O200k => count_pieces::<O200k>(text, vocab, state, encoding.index(), limit),
     })
 }
 

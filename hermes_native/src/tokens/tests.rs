@@ -79,3 +79,12 @@ fn vocab_sizes() {
     assert_eq!(vocab_size(Encoding::Cl100k), 100_256);
     assert_eq!(vocab_size(Encoding::O200k), 199_998);
 }
+
+#[test]
+fn count_up_to_stops_at_the_limit() {
+    let text = "one two three four five";
+    let n = count(text, Encoding::O200k);
+    assert_eq!(count_up_to(text, Encoding::O200k, n), Some(n));
+    assert_eq!(count_up_to(text, Encoding::O200k, n - 1), None);
+    assert_eq!(count_up_to("", Encoding::O200k, 0), Some(0));
+}

@@ -1,1 +1,0 @@
-//! digest: see the module docs once implemented.
