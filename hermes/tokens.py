@@ -38,6 +38,7 @@ __all__ = [
     "DEFAULT_ENCODING",
     "ENCODINGS",
     "Encoding",
+    "content_text",
     "count",
     "count_batch",
     "count_messages",
@@ -136,7 +137,8 @@ def _canonical_json(value: object, where: str) -> str:
         ) from exc
 
 
-def _content_text(parts: list[Any], where: str) -> str:
+def content_text(parts: list[Any], where: str = "content") -> str:
+    """The text of a list of content parts, as ``count_messages`` counts it (see module docs)."""
     texts = []
     for i, part in enumerate(parts):
         if isinstance(part, str):
@@ -169,7 +171,7 @@ def message_fields(message: Mapping[str, Any], index: int = 0) -> dict[str, str]
         if isinstance(value, str):
             fields[key] = value
         elif key == "content" and isinstance(value, list):
-            fields[key] = _content_text(value, where)
+            fields[key] = content_text(value, where)
         else:
             fields[key] = _canonical_json(value, where)
     return fields

@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from hermes import _native
 from hermes.errors import InvalidInputError
-from hermes.tokens import DEFAULT_ENCODING, Encoding, message_fields
+from hermes.tokens import DEFAULT_ENCODING, Encoding, content_text, message_fields
 
 __all__ = ["MIN_BUDGET", "Digest", "digest", "native_messages"]
 
@@ -79,14 +79,30 @@ def _tool_names(message: Mapping[str, Any], index: int) -> list[str]:
 
 
 def native_messages(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, list[str]]]:
-    """(role, content, tool names) of each OpenAI-format message, as the core takes them."""
+    """(role, content, tool names) of each OpenAI-format message, as the core takes them.
+
+    The content is the text ``hermes.tokens.count_messages`` counts for the ``content`` field.
+    """
     out = []
     for i, message in enumerate(messages):
-        fields = message_fields(message, i)
-        role = fields.get("role")
-        if role is None:
-            raise InvalidInputError(f"messages[{i}] has no role", hint='add e.g. "role": "user"')
-        out.append((role, fields.get("content", ""), _tool_names(message, i)))
+        if not isinstance(message, Mapping):
+            raise InvalidInputError(f"messages[{i}] must be a dict, not {type(message).__name__}")
+        role = message.get("role")
+        if not isinstance(role, str):
+            raise InvalidInputError(
+                f"messages[{i}] has no str role", hint='add e.g. "role": "user"'
+            )
+        content = message.get("content")
+        if content is None:
+            text = ""
+        elif isinstance(content, str):
+            text = content
+        elif isinstance(content, list):
+            text = content_text(content, f"messages[{i}]['content']")
+        else:
+            text = message_fields({"content": content}, i)["content"]
+        calls = "tool_calls" in message or "function_call" in message
+        out.append((role, text, _tool_names(message, i) if calls else []))
     return out
 
 
