@@ -157,7 +157,7 @@ mod tests {
         let family = "👨\u{200d}👩\u{200d}👧\u{200d}👦"; // 7 chars, one grapheme
         let h = head(&family.repeat(20));
         assert!(
-            h.trim_end_matches('…').len() % family.len() == 0,
+            h.trim_end_matches('…').len().is_multiple_of(family.len()),
             "never mid-grapheme"
         );
         assert_eq!(

@@ -191,12 +191,10 @@ mod tests {
     use super::*;
     use crate::tokens::Encoding;
 
+    type Parts = Vec<(usize, usize)>;
+
     /// Both merge strategies on the same piece.
-    fn both(
-        merger: &mut Merger,
-        vocab: &Vocab,
-        piece: &[u8],
-    ) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+    fn both(merger: &mut Merger, vocab: &Vocab, piece: &[u8]) -> (Parts, Parts) {
         merger.array_merge(vocab, piece);
         let array = merger
             .starts
