@@ -7,21 +7,23 @@ o200k_base is assembled from tiktoken's own o200k pattern and the vocabulary fil
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Mapping
 
 import pytest
 import tiktoken
-from bpe_openai import _bindings as bpe_bindings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes import tokens
 from hermes.reference import tokens as reference
 
-ENCODINGS = list(tokens.ENCODINGS)
+with warnings.catch_warnings():
+    # bpe-openai reads its data with a deprecated importlib API when imported; not our concern.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from bpe_openai import _bindings as bpe_bindings
 
-# bpe-openai reads its data with a deprecated importlib API; not our concern.
-pytestmark = pytest.mark.filterwarnings("ignore:open_binary is deprecated:DeprecationWarning")
+ENCODINGS = list(tokens.ENCODINGS)
 
 _rng = random.Random(1234)
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
