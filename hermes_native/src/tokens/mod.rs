@@ -97,12 +97,20 @@ thread_local! {
     static STATE: RefCell<ThreadState> = RefCell::new(ThreadState::default());
 }
 
-/// Run `f` with this thread's scratch state (a fresh one if it is somehow already borrowed).
+/// Run `f` with this thread's scratch state, or with a fresh one if it is unavailable (already
+/// borrowed, or the thread is shutting down).
 fn with_state<R>(f: impl FnOnce(&mut ThreadState) -> R) -> R {
-    STATE.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut state) => f(&mut state),
-        Err(_) => f(&mut ThreadState::default()),
-    })
+    let mut f = Some(f);
+    let done = STATE.try_with(|cell| {
+        let mut state = cell.try_borrow_mut().ok()?;
+        f.take().map(|f| f(&mut state))
+    });
+    match (done, f) {
+        (Ok(Some(result)), _) => result,
+        (_, Some(f)) => f(&mut ThreadState::default()),
+        // `f` ran exactly when `done` holds its result, so this arm cannot be reached.
+        (_, None) => unreachable!("with_state: the closure ran but its result was lost"),
+    }
 }
 
 /// Token count of `text`, or `None` as soon as it exceeds `limit`.
