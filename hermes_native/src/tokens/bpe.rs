@@ -22,7 +22,13 @@ pub struct Merger {
     /// `ranks[i]`: rank of parts `i` and `i + 1` merged, or `NONE`.
     ranks: Vec<u32>,
     nodes: Vec<Node>,
-    heap: BinaryHeap<Reverse<(u32, u32)>>,
+    /// Min-heap of `rank << 32 | index`: one integer compare orders by rank, then leftmost.
+    heap: BinaryHeap<Reverse<u64>>,
+}
+
+#[inline(always)]
+fn key(rank: u32, index: u32) -> u64 {
+    u64::from(rank) << 32 | u64::from(index)
 }
 
 #[derive(Clone, Copy)]
@@ -118,7 +124,7 @@ impl Merger {
                 rank,
             });
             if rank != NONE {
-                heap.push(Reverse((rank, i as u32)));
+                heap.push(Reverse(key(rank, i as u32)));
             }
         }
         // Rank of node `i` merged with its successor.
@@ -135,7 +141,8 @@ impl Merger {
             };
             vocab.rank_or_none(&piece[nodes[i as usize].start as usize..end])
         };
-        while let Some(Reverse((rank, i))) = heap.pop() {
+        while let Some(Reverse(entry)) = heap.pop() {
+            let (rank, i) = ((entry >> 32) as u32, entry as u32);
             // Entries are never removed when a rank changes; skip the stale ones. Node indices equal
             // start offsets, so (rank, index) order is tiktoken's lowest-rank-then-leftmost order.
             let node = nodes[i as usize];
@@ -152,13 +159,13 @@ impl Merger {
             let new_rank = pair_rank(nodes, i);
             nodes[i as usize].rank = new_rank;
             if new_rank != NONE {
-                heap.push(Reverse((new_rank, i)));
+                heap.push(Reverse(key(new_rank, i)));
             }
             if node.prev != NONE {
                 let prev_rank = pair_rank(nodes, node.prev);
                 nodes[node.prev as usize].rank = prev_rank;
                 if prev_rank != NONE {
-                    heap.push(Reverse((prev_rank, node.prev)));
+                    heap.push(Reverse(key(prev_rank, node.prev)));
                 }
             }
         }
