@@ -13,7 +13,7 @@ mod pretokenize;
 mod unicode;
 mod vocab;
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 use crate::{Error, Result};
@@ -94,23 +94,21 @@ struct ThreadState {
 }
 
 thread_local! {
-    static STATE: RefCell<ThreadState> = RefCell::new(ThreadState::default());
+    static STATE: Cell<Option<Box<ThreadState>>> = const { Cell::new(None) };
 }
 
-/// Run `f` with this thread's scratch state, or with a fresh one if it is unavailable (already
-/// borrowed, or the thread is shutting down).
+/// Run `f` with this thread's scratch state. The state is taken out for the call and put back
+/// after, so a nested call (or one while the thread shuts down) simply works on a fresh state.
 fn with_state<R>(f: impl FnOnce(&mut ThreadState) -> R) -> R {
-    let mut f = Some(f);
-    let done = STATE.try_with(|cell| {
-        let mut state = cell.try_borrow_mut().ok()?;
-        f.take().map(|f| f(&mut state))
-    });
-    match (done, f) {
-        (Ok(Some(result)), _) => result,
-        (_, Some(f)) => f(&mut ThreadState::default()),
-        // `f` ran exactly when `done` holds its result, so this arm cannot be reached.
-        (_, None) => unreachable!("with_state: the closure ran but its result was lost"),
-    }
+    let mut state = STATE
+        .try_with(Cell::take)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let result = f(&mut state);
+    // Fails only while the thread is being torn down, when there is nothing left to cache for.
+    let _ = STATE.try_with(|cell| cell.set(Some(state)));
+    result
 }
 
 /// Token count of `text`, or `None` as soon as it exceeds `limit`.
