@@ -6,12 +6,16 @@ hand, so the layout described in docs/architecture.md is defined here once.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from hermes.errors import InvalidInputError
+
+log = logging.getLogger("hermes.home")
 
 _PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
@@ -36,7 +40,8 @@ class Home:
         if not _PROFILE_NAME.match(profile):
             raise InvalidInputError(
                 f"invalid profile name {profile!r}",
-                hint="use 1-64 lowercase letters, digits, '-' or '_', starting with a letter or digit",
+                hint="use 1-64 lowercase letters, digits, '-' or '_', "
+                "starting with a letter or digit",
             )
         return cls(base / "profiles" / profile)
 
@@ -53,6 +58,21 @@ class Home:
         return self.root / "logs"
 
     def ensure(self) -> Home:
-        """Create the folder (mode 0700) if it does not exist yet."""
-        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        """Create the folder (mode 0700) if needed, and make sure only its owner can enter it.
+
+        It holds secrets (.env) and every conversation, so a folder that group or others may read
+        (e.g. created by hand with the default umask) is tightened to 0700. For a profile, the
+        HERMES_HOME above it is tightened too.
+        """
+        base = hermes_home()
+        folders = [base, self.root] if self.root.is_relative_to(base) else [self.root]
+        for folder in folders:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            mode = stat.S_IMODE(folder.stat().st_mode)
+            if mode & 0o077:
+                try:
+                    folder.chmod(0o700)
+                    log.info("tightened permissions of %s from %o to 700", folder, mode)
+                except OSError as exc:
+                    log.warning("cannot restrict permissions of %s: %s", folder, exc)
         return self

@@ -30,7 +30,7 @@ from typing import Any, Final, Protocol
 
 import apsw
 
-from hermes.errors import InvalidInputError, NotFoundError, StateError
+from hermes.errors import InvalidInputError, NotFoundError, StateCorruptError, StateError
 from hermes.home import Home
 from hermes.state.db import DEFAULT_BUSY_TIMEOUT_MS, open_connection, translate_errors
 from hermes.state.migrations import migrate
@@ -204,6 +204,7 @@ class StateStore:
         self._cursor = conn.cursor()
         self._listeners: list[StoreListener] = []
         self._closed = False
+        self._corrupt: StateCorruptError | None = None
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -242,8 +243,9 @@ class StateStore:
             if self._closed:
                 return
             self._closed = True
-            with contextlib.suppress(apsw.Error):
-                self._conn.pragma("optimize")
+            if self._corrupt is None:
+                with contextlib.suppress(apsw.Error):
+                    self._conn.pragma("optimize")
             self._conn.close()
 
     def __enter__(self) -> StateStore:
@@ -261,24 +263,32 @@ class StateStore:
             self._listeners.remove(listener)
 
     @contextlib.contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Hold the lock and translate SQLite errors; after corruption was seen, refuse all use."""
+        with self._lock:
+            if self._closed:
+                raise StateError(
+                    f"the state store {self._path} is closed", hint="open a new StateStore"
+                )
+            if self._corrupt is not None:
+                raise self._corrupt
+            try:
+                with translate_errors(self._path):
+                    yield
+            except StateCorruptError as exc:
+                self._corrupt = exc  # stop touching a damaged file, including at close
+                raise
+
+    @contextlib.contextmanager
     def _read(self) -> Iterator[apsw.Connection]:
-        with self._lock, translate_errors(self._path):
-            self._check_open()
+        with self._guard():
             yield self._conn
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[apsw.Cursor]:
         """One ``BEGIN IMMEDIATE`` transaction; committed (durably) when the block exits cleanly."""
-        with self._lock, translate_errors(self._path):
-            self._check_open()
-            with self._conn:
-                yield self._cursor
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StateError(
-                f"the state store {self._path} is closed", hint="open a new StateStore"
-            )
+        with self._guard(), self._conn:
+            yield self._cursor
 
     def _notify(self, event: str, arg: Any) -> None:
         for listener in list(self._listeners):
