@@ -43,9 +43,7 @@ def store(tmp_path: Path) -> Iterator[StateStore]:
         ("just text", "must be a dict"),
     ],
 )
-def test_bad_messages_are_refused_clearly(
-    store: StateStore, message: Any, error: str
-) -> None:
+def test_bad_messages_are_refused_clearly(store: StateStore, message: Any, error: str) -> None:
     s = store.create_session()
     store.append_message(s.id, {"role": "user", "content": "before"})
     with pytest.raises(InvalidInputError, match=error) as exc:
@@ -94,8 +92,9 @@ def test_any_text_is_stored_exactly_or_refused(store: StateStore, content: str) 
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | valid_text,
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(valid_text, children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(valid_text, children, max_size=4)
+    ),
     max_leaves=20,
 )
 
