@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import IO, Any, ParamSpec, TypeVar
 
 import click
-from rich.console import Console, JustifyMethod
+from rich import box
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
@@ -170,27 +171,25 @@ def list_command(source: str | None, title: str | None, limit: int, as_json: boo
     if not sessions:
         console.print("No sessions stored yet." if total == 0 else "No session matches.")
         return
-    table = Table(show_lines=False, header_style="bold")
-    columns: list[tuple[str, JustifyMethod]] = [
-        ("ID", "left"),
-        ("Title", "left"),
-        ("Source", "left"),
-        ("Msgs", "right"),
-        ("Tokens", "right"),
-        ("Cost", "right"),
-        ("Started", "left"),
-        ("Status", "left"),
-    ]
-    for name, justify in columns:
-        table.add_column(name, justify=justify, no_wrap=name in ("ID", "Started"))
+    wide = console.width >= 110  # token and cost columns only where they fit
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
+    table.add_column("ID", no_wrap=True)
+    table.add_column("Title", min_width=12, ratio=1)
+    table.add_column("Source")
+    table.add_column("Msgs", justify="right")
+    if wide:
+        table.add_column("Tokens", justify="right")
+        table.add_column("Cost", justify="right")
+    table.add_column("Started")
+    table.add_column("Status")
     for s in sessions:
+        usage = [f"{s.usage.total_tokens:,}", f"${s.usage.cost_usd:.4f}"] if wide else []
         table.add_row(
             s.id,
             Text(s.title or "-"),
             s.source,
             str(s.message_count),
-            f"{s.usage.total_tokens:,}",
-            f"${s.usage.cost_usd:.4f}",
+            *usage,
             _when(s.started_at),
             "active" if s.ended_at is None else (s.end_reason or "ended"),
         )
@@ -299,11 +298,11 @@ def search_command(
     if not hits:
         console.print("No messages match.")
         return
-    table = Table(header_style="bold", show_lines=True)
-    table.add_column("When", no_wrap=True)
-    table.add_column("Session")
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", show_lines=True, pad_edge=False)
+    table.add_column("When")
+    table.add_column("Session", max_width=32)
     table.add_column("Role", no_wrap=True)
-    table.add_column("Match", ratio=1)
+    table.add_column("Match", ratio=2)
     for h in hits:
         snippet = Text(h.snippet)
         for start, end in h.highlights:
