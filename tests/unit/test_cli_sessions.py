@@ -37,7 +37,12 @@ def ids() -> dict[str, str]:
             [
                 {"role": "user", "content": "deploy the kubernetes cluster please"},
                 {"role": "assistant", "content": None, "tool_calls": [call]},
-                {"role": "tool", "tool_call_id": "c1", "name": "terminal", "content": "pod-1 Running"},
+                {
+                    "role": "tool",
+                    "tool_call_id": "c1",
+                    "name": "terminal",
+                    "content": "pod-1 Running",
+                },
                 {"role": "assistant", "content": "All pods run. [red]not markup[/red]"},
             ],
         )
