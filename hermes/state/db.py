@@ -90,6 +90,11 @@ def check_header(path: Path) -> None:
     pages = int.from_bytes(header[28:32], "big")
     change_counter = header[24:28]
     valid_for = header[92:96]
+    # A checkpoint (or rollback) cut short by a crash can leave the file shorter than its header
+    # says; the WAL (or hot journal) still holds those pages and SQLite finishes the job at open.
+    # So "truncated" only means something when there is nothing left to replay.
+    if pending_log(path):
+        return
     if pages and change_counter == valid_for and size < pages * page_size:
         raise corrupt_error(
             path, f"file is truncated ({size} bytes, header says {pages * page_size})"
@@ -163,6 +168,17 @@ def _create_private(path: Path) -> None:
         os.fsync(dir_fd)  # the new directory entry is durable before the first commit is
     finally:
         os.close(dir_fd)
+
+
+def pending_log(path: Path) -> bool:
+    """Whether a WAL or rollback journal with content sits next to ``path`` (to be replayed)."""
+    for suffix in ("-wal", "-journal"):
+        try:
+            if path.with_name(path.name + suffix).stat().st_size > 0:
+                return True
+        except FileNotFoundError:
+            continue
+    return False
 
 
 def sidecar_paths(path: Path) -> tuple[Path, Path]:
