@@ -382,7 +382,8 @@ class SessionSearch:
                 "until the indexing process catches up",
                 TAIL_LIMIT,
             )
-        with tempfile.TemporaryDirectory(prefix="hermes-tail-index-") as tmp:
+        # Next to the real index, so message text stays inside the private HERMES_HOME.
+        with tempfile.TemporaryDirectory(prefix=".index-tail-", dir=self._dir.parent) as tmp:
             scratch = SearchIndex(tmp)
             try:
                 scratch.add(_docs(rows))
