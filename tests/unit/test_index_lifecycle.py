@@ -146,7 +146,7 @@ def test_missing_segment_files_are_reported_as_corrupt(tmp_path: Path) -> None:
 def test_files_without_meta_json_are_reported_as_corrupt(tmp_path: Path) -> None:
     path = _corrupt_index(tmp_path)
     (path / "meta.json").unlink()
-    with pytest.raises(IndexCorruptError, match="meta.json"):
+    with pytest.raises(IndexCorruptError, match=r"meta\.json"):
         SearchIndex(str(path))
 
 

@@ -64,7 +64,8 @@ def queries(draw: st.DrawFn, depth: int = 0) -> str:
 
 FIXED_CORPUS = [
     "alpha beta gamma", "alpha, beta", "beta alpha", "Café config", "cafe configure file.py",
-    "snake_case v1.2 alps", "这个函数返回一个列表", "Python的函数", "関数 함수 数", "bet gamma delta",
+    "snake_case v1.2 alps", "这个函数返回一个列表", "Python的函数", "関数 함수 数",
+    "bet gamma delta",
     "conf alpha.beta", "configure configure conf", "", "gamma\ndelta alpha", "列表的返回 alpha",
 ]  # fmt: skip
 
