@@ -192,14 +192,14 @@ fn snap(text: &str, from: usize, to: usize, keep: (usize, usize)) -> (usize, usi
         let after = text[at..].chars().next();
         matches!((before, after), (Some(b), Some(a)) if !b.is_whitespace() && !a.is_whitespace())
     };
-    if from > 0 && splits_word(from) {
+    if from > 0 && from <= keep.0 && splits_word(from) {
         let window = text[from..keep.0].char_indices().take(SNAP_CHARS);
         if let Some((n, (i, c))) = window.enumerate().find(|(_, (_, c))| c.is_whitespace()) {
             from += i + c.len_utf8();
             dropped = n + 1;
         }
     }
-    if to < text.len() && splits_word(to) {
+    if to < text.len() && keep.1 <= to && splits_word(to) {
         let window = text[keep.1..to].char_indices().rev().take(SNAP_CHARS);
         if let Some((i, _)) = window.into_iter().find(|(_, c)| c.is_whitespace()) {
             to = keep.1 + i;

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
 use super::errors::IntoPyResult;
+use crate::index::tokenizer::{analyze, Mode};
 use crate::index::{Doc, Filters, Hit};
 use crate::Error;
 
@@ -203,6 +204,25 @@ fn into_tuple(h: Hit) -> PyHit {
     )
 }
 
+/// The analyzer's tokens of `text` as (term, position, start, end) with code-point offsets: what the
+/// index stores for a message (or, with `query=True`, what a query word searches for).
+#[pyfunction]
+#[pyo3(signature = (text, *, query=false))]
+fn analyze_text(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    query: bool,
+) -> PyResult<Vec<(String, usize, usize, usize)>> {
+    let text = self::text(text, || "`text`".into()).py_err(py)?;
+    let mode = if query { Mode::Query } else { Mode::Index };
+    let tokens = py.detach(|| analyze(&text, mode));
+    Ok(tokens
+        .into_iter()
+        .map(|t| (t.text, t.position, t.chars.0, t.chars.1))
+        .collect())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<SearchIndex>()
+    m.add_class::<SearchIndex>()?;
+    m.add_function(wrap_pyfunction!(analyze_text, m)?)
 }
