@@ -233,28 +233,39 @@ class SessionSearch:
             return self._catch_up(self._index, progress)
 
     def _catch_up(self, index: SearchIndex, progress: ProgressCallback | None) -> int:
-        total = self._store.count_messages_after(self._indexed) if progress else 0
-        done = uncommitted = 0
-        if progress:
-            progress(0, total)
-        while True:
-            rows = self._store.messages_after(self._indexed, BATCH_ROWS)
-            if not rows:
-                break
-            index.add(_docs(rows))
-            self._indexed = rows[-1][0].id
-            done += len(rows)
-            uncommitted += len(rows)
-            if progress:
-                progress(done, max(total, done))
-            if uncommitted >= COMMIT_EVERY:
-                index.commit(self._indexed)
-                uncommitted = 0
+        """Add rows above ``self._indexed`` to ``index``, apply pending deletes, commit.
+
+        On failure, ``self._indexed`` falls back to what was committed and the deletes stay
+        pending, so the next attempt redoes the rest (re-adding a rowid replaces it).
+        """
+        committed = self._indexed
         deletes, self._pending_deletes = self._pending_deletes, []
-        for session_id in deletes:
-            index.delete_session(session_id)
-        if uncommitted or deletes:
-            index.commit(self._indexed)
+        try:
+            total = self._store.count_messages_after(self._indexed) if progress else 0
+            done = uncommitted = 0
+            if progress:
+                progress(0, total)
+            while True:
+                rows = self._store.messages_after(self._indexed, BATCH_ROWS)
+                if not rows:
+                    break
+                index.add(_docs(rows))
+                self._indexed = rows[-1][0].id
+                done += len(rows)
+                uncommitted += len(rows)
+                if progress:
+                    progress(done, max(total, done))
+                if uncommitted >= COMMIT_EVERY:
+                    index.commit(self._indexed)
+                    committed, uncommitted = self._indexed, 0
+            for session_id in deletes:
+                index.delete_session(session_id)
+            if uncommitted or deletes:
+                index.commit(self._indexed)
+        except BaseException:
+            self._indexed = committed
+            self._pending_deletes = deletes + self._pending_deletes
+            raise
         return done
 
     def _run(self) -> None:

@@ -247,3 +247,35 @@ def test_queries_that_are_odd_still_answer(store: StateStore, search: SessionSea
     assert len(search.search('"kubernetes')) == 3  # malformed: run as a literal search
     assert search.search("kubernetes", limit=0) == []
     assert {h.role for h in search.search("kubernetes AND NOT helm")} == {"user"}
+
+
+class FailingCommits:
+    """Wraps the native index; its next ``fail`` commits raise like a full disk would."""
+
+    def __init__(self, inner: SearchIndex, fail: int) -> None:
+        self.inner, self.fail = inner, fail
+
+    def commit(self, last_rowid: int) -> None:
+        if self.fail:
+            self.fail -= 1
+            raise SearchIndexError("search index failure: No space left on device")
+        self.inner.commit(last_rowid)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+def test_failed_index_commit_is_redone(store: StateStore, search: SessionSearch) -> None:
+    ids = seed(store)
+    search.sync()
+    search._index = FailingCommits(search._index, fail=1)  # type: ignore[assignment]
+    s = store.create_session()
+    store.append_message(s.id, {"role": "user", "content": "written while the disk was full"})
+    store.delete_session(ids["b"])
+    with pytest.raises(SearchIndexError, match="No space left"):
+        search.sync()
+    assert search.sync() == 1  # redone from the last commit, deletes included
+    assert len(search.search("disk")) == 1
+    index = SearchIndex(str(search.index_dir))
+    assert len(index.search("kubernetes")) == 2 and len(index.search("disk")) == 1
+    index.close()
