@@ -333,7 +333,10 @@ class SessionSearch:
         until: float | None = None,
         snippet_chars: int = 160,
     ) -> list[SearchHit]:
-        """Messages matching ``query`` (see the query language in ``docs``), best first.
+        """Messages matching ``query``, best first.
+
+        Query language (the native index's): words are ANDed; ``"a phrase"``, ``OR``, ``NOT`` or
+        ``-word``, parentheses and ``word*`` prefixes; a malformed query runs as a literal search.
 
         ``since``/``until`` are unix seconds (inclusive). Raises :class:`QueryError` for a query
         that cannot run, :class:`InvalidInputError` for bad filters.
