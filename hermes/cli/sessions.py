@@ -242,7 +242,7 @@ def _print_message(console: Console, m: StoredMessage, *, full: bool) -> None:
 @click.option("--full", is_flag=True, help="Show whole tool outputs and the model's reasoning.")
 @_friendly_errors
 def show_command(session_id: str, full: bool) -> None:
-    """Print the transcript of session SESSION_ID."""
+    """Print a session's transcript."""
     with _store() as store:
         session = store.get_session(session_id)
         messages = store.get_messages(session_id)
@@ -328,7 +328,11 @@ def search_command(
 )
 @_friendly_errors
 def export_command(session_id: str, fmt: str, output: Path | None) -> None:
-    """Export session SESSION_ID as JSON, JSON Lines (OpenAI messages) or Markdown."""
+    """Export a session as JSON, JSON Lines or Markdown.
+
+    json keeps everything stored; jsonl is one OpenAI-format message per line; markdown is a
+    readable transcript.
+    """
     with _store() as store:
         text = export_session(store, session_id, fmt)
     if output is None:
@@ -343,7 +347,10 @@ def export_command(session_id: str, fmt: str, output: Path | None) -> None:
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
 @_friendly_errors
 def delete_command(session_id: str, yes: bool) -> None:
-    """Delete session SESSION_ID and all its messages (also from the search index)."""
+    """Delete a session and its messages.
+
+    SESSION_ID and all its messages are removed from state.db and from the search index.
+    """
     with _store() as store:
         session = store.get_session(session_id)
         if not yes:
@@ -386,7 +393,11 @@ def _index_warning(exc: SearchIndexError) -> None:
 @sessions_group.command("reindex")
 @_friendly_errors
 def reindex_command() -> None:
-    """Rebuild the search index from state.db (the index is derived data; nothing is lost)."""
+    """Rebuild the search index from state.db.
+
+    The index is derived data: rebuilding loses nothing. It is refused while another Hermes
+    process (e.g. the gateway) is writing the index.
+    """
     with _store() as store, _search(store, replay=False) as search:
         bar = _ProgressBar("Reindexing messages")
         try:
