@@ -53,7 +53,10 @@ Doc = tuple[int, str, str, str, float, str]
 RawHit = tuple[int, str, str, str, float, float, str, list[tuple[int, int]]]
 
 BATCH_ROWS: Final = 2_000
-"""Rows read from state.db and handed to the index per call."""
+"""Rows read from state.db and handed to the index per call..."""
+
+BATCH_BYTES: Final = 32 * 1024 * 1024
+"""...and at most this much stored text (bounds memory when tool outputs are huge)."""
 
 COMMIT_EVERY: Final = 50_000
 """During a long catch-up, commit this often so an interrupted rebuild resumes where it stopped."""
@@ -246,7 +249,7 @@ class SessionSearch:
             if progress:
                 progress(0, total)
             while True:
-                rows = self._store.messages_after(self._indexed, BATCH_ROWS)
+                rows = self._store.messages_after(self._indexed, BATCH_ROWS, max_bytes=BATCH_BYTES)
                 if not rows:
                     break
                 index.add(_docs(rows))
@@ -387,14 +390,14 @@ class SessionSearch:
         self, indexed: int, query: str, limit: int, filters: _Filters, snippet_chars: int
     ) -> list[RawHit]:
         """Run the query over rows the writer process has not indexed yet, in a scratch index."""
-        rows = self._store.messages_after(indexed, TAIL_LIMIT)
+        rows = self._store.messages_after(indexed, TAIL_LIMIT, max_bytes=BATCH_BYTES)
         if not rows:
             return []
-        if len(rows) == TAIL_LIMIT:
+        if self._store.count_messages_after(rows[-1][0].id):
             log.warning(
-                "more than %d messages are not indexed yet; search sees only the oldest of them "
-                "until the indexing process catches up",
-                TAIL_LIMIT,
+                "more messages than a search scans itself (%d) are not indexed yet; search "
+                "sees the oldest of them until the indexing process catches up",
+                len(rows),
             )
         # Next to the real index, so message text stays inside the private HERMES_HOME.
         with tempfile.TemporaryDirectory(prefix=".index-tail-", dir=self._dir.parent) as tmp:

@@ -38,6 +38,7 @@ from hermes.state.models import Message, Session, StoredMessage, Usage, check_te
 
 log = logging.getLogger("hermes.state.store")
 
+_MAX_ROWID: Final = 2**63 - 1
 SESSION_ID_PATTERN: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 _SOURCE_PATTERN: Final = re.compile(r"^[a-z0-9][a-z0-9_.:-]{0,63}$")
 
@@ -547,14 +548,35 @@ class StateStore:
 
     # --- feeds for the search index -----------------------------------------------------------
 
-    def messages_after(self, after_id: int, limit: int) -> list[tuple[StoredMessage, str]]:
-        """Messages with id > ``after_id`` in id order, each with its session's source."""
+    def messages_after(
+        self, after_id: int, limit: int, *, max_bytes: int | None = None
+    ) -> list[tuple[StoredMessage, str]]:
+        """Messages with id > ``after_id`` in id order, each with its session's source.
+
+        At most ``limit`` rows and, with ``max_bytes``, no more stored bytes than that (but always
+        at least one row), so a batch of huge tool outputs cannot exhaust memory on a small host.
+        """
         with self._read() as conn:
+            upper = _MAX_ROWID
+            if max_bytes is not None:
+                # octet_length() reads record headers only, never the (possibly huge) values.
+                sizes: Sequence[Sequence[Any]] = conn.execute(
+                    "SELECT id, octet_length(content) + ifnull(octet_length(content_parts), 0) "
+                    "+ ifnull(octet_length(tool_calls), 0) FROM messages WHERE id > ? "
+                    "ORDER BY id LIMIT ?",
+                    (after_id, limit),
+                ).fetchall()
+                total = 0
+                for i, (rowid, size) in enumerate(sizes):
+                    total += int(size or 0)
+                    if total > max_bytes and i > 0:
+                        break
+                    upper = int(rowid)
             rows: Sequence[Sequence[Any]] = conn.execute(
                 f"SELECT {_M_MESSAGE_COLUMNS}, s.source "
                 "FROM messages m JOIN sessions s ON s.id = m.session_id "
-                "WHERE m.id > ? ORDER BY m.id LIMIT ?",
-                (after_id, limit),
+                "WHERE m.id > ? AND m.id <= ? ORDER BY m.id LIMIT ?",
+                (after_id, upper, limit),
             ).fetchall()
         return [(_message_from_row(r), r[11]) for r in rows]
 

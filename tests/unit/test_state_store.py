@@ -280,3 +280,14 @@ def test_get_messages_pages(store: StateStore) -> None:
     assert [m.id for m in store.get_messages(s.id, after_id=ids[1], limit=1)] == [ids[2]]
     with pytest.raises(NotFoundError):
         store.get_message(ids[-1] + 100)
+
+
+def test_messages_after_bounds_batches_by_size(store: StateStore) -> None:
+    s = store.create_session()
+    big = "x" * 1000
+    ids = store.append_messages(s.id, [{"role": "user", "content": big}] * 10)
+    assert [m.id for m, _ in store.messages_after(0, 100)] == ids
+    assert [m.id for m, _ in store.messages_after(0, 100, max_bytes=3500)] == ids[:3]
+    assert [m.id for m, _ in store.messages_after(ids[2], 100, max_bytes=10)] == [ids[3]]
+    assert [m.id for m, _ in store.messages_after(ids[-1], 100, max_bytes=10)] == []
+    assert {src for _, src in store.messages_after(0, 2)} == {"cli"}
