@@ -162,7 +162,11 @@ class SessionSearch:
         search = cls(store, path, _open_index(path), flush_interval=flush_interval)
         try:
             if replay:
-                search.sync(progress)
+                try:
+                    search.sync(progress)
+                except IndexCorruptError as exc:  # damage that only shows once the index is used
+                    log.warning("search index at %s is unreadable (%s); rebuilding", path, exc)
+                    search._recover(progress)
             store.add_listener(search)
             if background:
                 search._thread = threading.Thread(
@@ -439,14 +443,14 @@ class SessionSearch:
         self._index.close()
         self._index = SearchIndex(str(self._dir))
 
-    def _recover(self) -> None:
+    def _recover(self, progress: ProgressCallback | None = None) -> None:
         """Replace an unreadable index with one rebuilt from state.db."""
         with contextlib.suppress(SearchIndexError):
             self._index.close()
         self._index = _open_index(self._dir, force_fresh=True)
         self._indexed = 0
         self._writable = None
-        self.sync()
+        self.sync(progress)
 
     def _check_open(self) -> None:
         if self._closed:

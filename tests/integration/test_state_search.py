@@ -162,6 +162,20 @@ def test_corrupt_index_is_rebuilt(tmp_path: Path) -> None:
         assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("index")) == ["index"]
 
 
+@pytest.mark.parametrize("suffix", [".term", ".idx", ".store", ".fast"])
+def test_damaged_segment_files_are_rebuilt(tmp_path: Path, suffix: str) -> None:
+    with StateStore.open(tmp_path / "state.db") as store:
+        seed(store)
+        SessionSearch.open(store, background=False).close()
+        damaged = list((tmp_path / "index").glob(f"*{suffix}"))
+        assert damaged
+        for f in damaged:
+            f.write_bytes(b"\xff" * 64)
+        with SessionSearch.open(store, background=False) as se:
+            assert len(se.search("kubernetes")) == 3
+            assert len(se.search("拉面")) == 1
+
+
 def test_deleted_sessions_leave_the_index(store: StateStore, search: SessionSearch) -> None:
     ids = seed(store)
     assert len(search.search("kubernetes")) == 3
