@@ -42,8 +42,7 @@ class Home:
         if not _PROFILE_NAME.match(profile):
             raise InvalidInputError(
                 f"invalid profile name {profile!r}",
-                hint="use 1-64 lowercase letters, digits, '-' or '_', "
-                "starting with a letter or digit",
+                hint="use 1-64 lowercase letters, digits, '-' or '_', starting with a letter/digit",
             )
         return cls(base / "profiles" / profile)
 
