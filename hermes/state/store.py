@@ -35,36 +35,23 @@ from hermes.home import Home
 from hermes.state.db import DEFAULT_BUSY_TIMEOUT_MS, open_connection, translate_errors
 from hermes.state.migrations import migrate
 from hermes.state.models import Message, Session, StoredMessage, Usage, check_text
+from hermes.state.rows import (
+    ADD_USAGE,
+    INSERT_MESSAGE,
+    M_MESSAGE_COLUMNS,
+    MESSAGE_COLUMNS,
+    SESSION_COLUMNS,
+    TOUCH_SESSION,
+    message_from_row,
+    message_row,
+    session_from_row,
+)
 
 log = logging.getLogger("hermes.state.store")
 
 _MAX_ROWID: Final = 2**63 - 1
 SESSION_ID_PATTERN: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 _SOURCE_PATTERN: Final = re.compile(r"^[a-z0-9][a-z0-9_.:-]{0,63}$")
-
-_SESSION_COLUMNS: Final = (
-    "id, title, source, user_id, chat_id, model, parent_session_id, end_reason, "
-    "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
-    "cost_usd, message_count, started_at, updated_at, ended_at"
-)
-_MESSAGE_COLUMNS: Final = (
-    "id, session_id, role, content, content_parts, tool_calls, tool_call_id, name, reasoning, "
-    "finish_reason, created_at"
-)
-_M_MESSAGE_COLUMNS: Final = ", ".join("m." + c.strip() for c in _MESSAGE_COLUMNS.split(","))
-_INSERT_MESSAGE: Final = (
-    "INSERT INTO messages(session_id, role, content, content_parts, tool_calls, tool_call_id, "
-    "name, reasoning, finish_reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_TOUCH_SESSION: Final = (
-    "UPDATE sessions SET message_count = message_count + ?, updated_at = ? WHERE id = ?"
-)
-_ADD_USAGE: Final = (
-    "UPDATE sessions SET message_count = message_count + ?, updated_at = ?, "
-    "input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
-    "cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?, "
-    "reasoning_tokens = reasoning_tokens + ?, cost_usd = cost_usd + ? WHERE id = ?"
-)
 
 MessageInput = Message | Mapping[str, Any]
 """What the append methods accept: a :class:`Message` or an OpenAI-format dict."""
@@ -133,65 +120,6 @@ def _known_id(session_id: str) -> str:
     if not isinstance(session_id, str) or not SESSION_ID_PATTERN.match(session_id):
         raise _not_found(str(session_id))
     return session_id
-
-
-def _session_from_row(row: Sequence[Any]) -> Session:
-    return Session(
-        id=row[0],
-        title=row[1],
-        source=row[2],
-        user_id=row[3],
-        chat_id=row[4],
-        model=row[5],
-        parent_session_id=row[6],
-        end_reason=row[7],
-        usage=Usage(
-            input_tokens=row[8],
-            output_tokens=row[9],
-            cache_read_tokens=row[10],
-            cache_write_tokens=row[11],
-            reasoning_tokens=row[12],
-            cost_usd=float(row[13]),
-        ),
-        message_count=row[14],
-        started_at=row[15],
-        updated_at=row[16],
-        ended_at=row[17],
-    )
-
-
-def _message_from_row(row: Sequence[Any]) -> StoredMessage:
-    content = row[3] if row[4] is None else json.loads(row[4])
-    return StoredMessage(
-        id=row[0],
-        session_id=row[1],
-        role=row[2],
-        content=content,
-        tool_calls=None if row[5] is None else json.loads(row[5]),
-        tool_call_id=row[6],
-        name=row[7],
-        reasoning=row[8],
-        finish_reason=row[9],
-        created_at=row[10],
-    )
-
-
-def _message_row(session_id: str, m: Message, now: float) -> tuple[Any, ...]:
-    text, parts = (m.content, None) if not isinstance(m.content, list) else (None, m.content)
-    return (
-        session_id,
-        m.role,
-        text,
-        None if parts is None else json.dumps(parts, ensure_ascii=False, separators=(",", ":")),
-        None
-        if m.tool_calls is None
-        else json.dumps(m.tool_calls, ensure_ascii=False, separators=(",", ":")),
-        m.tool_call_id,
-        m.name,
-        m.reasoning,
-        m.finish_reason,
-        now,
-    )
 
 
 class StateStore:
@@ -365,9 +293,9 @@ class StateStore:
             return None
         with self._read() as conn:
             row = conn.execute(
-                f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
+                f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
             ).fetchone()
-        return None if row is None else _session_from_row(row)
+        return None if row is None else session_from_row(row)
 
     def list_sessions(
         self,
@@ -392,12 +320,12 @@ class StateStore:
             params.append(f"%{escaped}%")
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         sql = (
-            f"SELECT {_SESSION_COLUMNS} FROM sessions {where} "
+            f"SELECT {SESSION_COLUMNS} FROM sessions {where} "
             "ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?"
         )
         with self._read() as conn:
             rows = conn.execute(sql, (*params, limit, offset)).fetchall()
-        return [_session_from_row(r) for r in rows]
+        return [session_from_row(r) for r in rows]
 
     def count_sessions(self, *, source: str | None = None) -> int:
         with self._read() as conn:
@@ -466,10 +394,10 @@ class StateStore:
         usage: Usage | None,
     ) -> None:
         if usage is None:
-            cur.execute(_TOUCH_SESSION, (added, now, session_id))
+            cur.execute(TOUCH_SESSION, (added, now, session_id))
         else:
             cur.execute(
-                _ADD_USAGE,
+                ADD_USAGE,
                 (
                     added,
                     now,
@@ -488,10 +416,10 @@ class StateStore:
     def append_message(self, session_id: str, message: MessageInput) -> int:
         """Store one message; return its id once the commit is durable."""
         _known_id(session_id)
-        row = _message_row(session_id, Message.coerce(message), time.time())
+        row = message_row(session_id, Message.coerce(message), time.time())
         with self._write() as cur:
             self._touch(cur, session_id, 1, row[-1], None)
-            cur.execute(_INSERT_MESSAGE, row)
+            cur.execute(INSERT_MESSAGE, row)
             rowid = int(self._conn.last_insert_rowid())
         self._notify("messages_committed", rowid)
         return rowid
@@ -511,12 +439,12 @@ class StateStore:
         if usage is not None and not isinstance(usage, Usage):
             raise InvalidInputError(f"usage must be a Usage, not {type(usage).__name__}")
         now = time.time()
-        rows = [_message_row(session_id, Message.coerce(m), now) for m in messages]
+        rows = [message_row(session_id, Message.coerce(m), now) for m in messages]
         ids: list[int] = []
         with self._write() as cur:
             self._touch(cur, session_id, len(rows), now, usage)
             for row in rows:
-                cur.execute(_INSERT_MESSAGE, row)
+                cur.execute(INSERT_MESSAGE, row)
                 ids.append(int(self._conn.last_insert_rowid()))
         if ids:
             self._notify("messages_committed", ids[-1])
@@ -531,20 +459,20 @@ class StateStore:
             if not self._exists(session_id):
                 raise _not_found(session_id)
             rows = conn.execute(
-                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND id > ? "
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND id > ? "
                 "ORDER BY id LIMIT ?",
                 (session_id, after_id, -1 if limit is None else limit),
             ).fetchall()
-        return [_message_from_row(r) for r in rows]
+        return [message_from_row(r) for r in rows]
 
     def get_message(self, message_id: int) -> StoredMessage:
         with self._read() as conn:
             row = conn.execute(
-                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)
             ).fetchone()
         if row is None:
             raise NotFoundError(f"no message with id {message_id}")
-        return _message_from_row(row)
+        return message_from_row(row)
 
     # --- feeds for the search index -----------------------------------------------------------
 
@@ -573,12 +501,12 @@ class StateStore:
                         break
                     upper = int(rowid)
             rows: Sequence[Sequence[Any]] = conn.execute(
-                f"SELECT {_M_MESSAGE_COLUMNS}, s.source "
+                f"SELECT {M_MESSAGE_COLUMNS}, s.source "
                 "FROM messages m JOIN sessions s ON s.id = m.session_id "
                 "WHERE m.id > ? AND m.id <= ? ORDER BY m.id LIMIT ?",
                 (after_id, upper, limit),
             ).fetchall()
-        return [(_message_from_row(r), r[11]) for r in rows]
+        return [(message_from_row(r), r[11]) for r in rows]
 
     def count_messages_after(self, after_id: int) -> int:
         with self._read() as conn:
