@@ -12,8 +12,9 @@ update the session's counters and insert, in one transaction, and returns the id
 A third row runs Hermes with the background search indexer attached, to show that indexing stays
 off the durable-write path.
 
-Rounds of anchor and Hermes alternate so both see the same disk conditions; each figure is the
-median of the rounds. Usage: ``python -m benchmarks writes`` (``--dir PATH`` picks the disk;
+Rounds of anchor and Hermes alternate so both see the same disk conditions; each rate is the
+median of the rounds, each ratio the median of the per-round ratios (Hermes against the anchor
+round just before it). Usage: ``python -m benchmarks writes`` (``--dir PATH`` picks the disk;
 default: $HERMES_BENCH_DIR or benchmarks/results/, i.e. this checkout's disk).
 """
 
@@ -38,8 +39,8 @@ from hermes.state.search import SessionSearch
 
 RESULTS = Path(__file__).parent / "results"
 SIZES = (10_000, 100_000)
-ROUNDS = 3
-ROUND_SECONDS = 1.0
+ROUNDS = 7
+ROUND_SECONDS = 0.5
 GOAL_SINGLE_COMMITS = 2_000.0
 GOAL_BATCHED_MESSAGES = 20_000.0
 
@@ -182,10 +183,17 @@ def measure(contenders: dict[str, Any], batched: bool) -> dict[str, dict[str, fl
     for _ in range(ROUNDS):
         for name, c in contenders.items():
             samples[name].append(rate(c.write, batched))
+    anchor = samples[next(iter(contenders))]
     return {
         name: {
             "msgs_per_s": statistics.median(s[0] for s in rounds),
             "commits_per_s": statistics.median(s[1] for s in rounds),
+            # Each round's ratio is taken against the anchor round run just before it, on the
+            # same disk a moment earlier: robust to a shared machine's bursts of I/O.
+            "ratio_to_anchor": statistics.median(
+                h[0] / a[0] for h, a in zip(rounds, anchor, strict=True)
+            ),
+            "rounds_msgs_per_s": [s[0] for s in rounds],
         }
         for name, rounds in samples.items()
     }
@@ -242,13 +250,7 @@ def report(rows: list[dict[str, Any]]) -> None:
         f"{'vs anchor':>9}  goal"
     )
     for row in rows:
-        anchor = next(
-            r
-            for r in rows
-            if r["size"] == row["size"] and r["batched"] == row["batched"] and "anchor" in r["who"]
-        )
-        ratio = row["msgs_per_s"] / anchor["msgs_per_s"]
-        row["ratio_to_anchor"] = ratio
+        ratio = row["ratio_to_anchor"]
         if row["batched"]:
             goal, value = GOAL_BATCHED_MESSAGES, row["msgs_per_s"]
             goal_text = f">= {GOAL_BATCHED_MESSAGES:,.0f} msgs/s"
@@ -263,8 +265,10 @@ def report(rows: list[dict[str, Any]]) -> None:
             f"{row['size']:>10,}  {case:<22}  {row['who']:<18}  {row['msgs_per_s']:>9,.0f}  "
             f"{row['commits_per_s']:>9,.0f}  {ratio:>8.2f}x  {goal_text} {verdict}"
         )
-    for who in ("sqlite (anchor)", "hermes", "hermes + indexer"):
-        for batched in (False, True):
+    print(f"flatness, rate at {SIZES[1]:,} messages / rate at {SIZES[0]:,} (1.00 = flat):")
+    for batched in (False, True):
+        parts = []
+        for who in ("sqlite (anchor)", "hermes", "hermes + indexer"):
             small, big = (
                 next(
                     r["msgs_per_s"]
@@ -273,11 +277,8 @@ def report(rows: list[dict[str, Any]]) -> None:
                 )
                 for s in SIZES
             )
-            case = "batched" if batched else "single"
-            print(
-                f"flatness {who} {case}: rate at {SIZES[1]:,} / rate at {SIZES[0]:,} = "
-                f"{big / small:.2f}"
-            )
+            parts.append(f"{who} {big / small:.2f}")
+        print(f"  {'(b) batched' if batched else '(a) single'}: {', '.join(parts)}")
 
 
 def main() -> int:
@@ -288,7 +289,8 @@ def main() -> int:
     args.dir.mkdir(parents=True, exist_ok=True)
     print(
         f"durable writes (WAL, synchronous=FULL) in {args.dir.resolve()}, "
-        f"SQLite {apsw.sqlite_lib_version()}, {ROUNDS} x {ROUND_SECONDS:.0f}s rounds, median"
+        f"SQLite {apsw.sqlite_lib_version()}, {ROUNDS} x {ROUND_SECONDS}s rounds (median; "
+        "ratio = median of paired rounds)"
     )
     rows: list[dict[str, Any]] = []
     problems: list[str] = []
