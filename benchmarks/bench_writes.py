@@ -14,8 +14,10 @@ off the durable-write path.
 
 Rounds of anchor and Hermes alternate so both see the same disk conditions; each rate is the
 median of the rounds, each ratio the median of the per-round ratios (Hermes against the anchor
-round just before it). Usage: ``python -m benchmarks writes`` (``--dir PATH`` picks the disk;
-default: $HERMES_BENCH_DIR or benchmarks/results/, i.e. this checkout's disk).
+in the same round; the order within a round rotates).
+
+Usage: ``python -m benchmarks writes``; the databases go to $HERMES_BENCH_DIR or
+benchmarks/results/ (this checkout's disk); standalone, ``--dir PATH`` picks another disk.
 """
 
 from __future__ import annotations
@@ -180,16 +182,18 @@ def rate(write: Callable[[list[dict[str, Any]]], None], batched: bool) -> tuple[
 
 def measure(contenders: dict[str, Any], batched: bool) -> dict[str, dict[str, float]]:
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in contenders}
-    for _ in range(ROUNDS):
-        for name, c in contenders.items():
-            samples[name].append(rate(c.write, batched))
+    names = list(contenders)
+    for i in range(ROUNDS):
+        # Rotate who goes first, so no contender always follows another's disk writes.
+        for name in names[i % len(names) :] + names[: i % len(names)]:
+            samples[name].append(rate(contenders[name].write, batched))
     anchor = samples[next(iter(contenders))]
     return {
         name: {
             "msgs_per_s": statistics.median(s[0] for s in rounds),
             "commits_per_s": statistics.median(s[1] for s in rounds),
-            # Each round's ratio is taken against the anchor round run just before it, on the
-            # same disk a moment earlier: robust to a shared machine's bursts of I/O.
+            # Each round's ratio is taken against the anchor's run in the same round, on the
+            # same disk moments apart: robust to a shared machine's bursts of I/O.
             "ratio_to_anchor": statistics.median(
                 h[0] / a[0] for h, a in zip(rounds, anchor, strict=True)
             ),

@@ -29,6 +29,7 @@ MESSAGE_KEYS: Final = (
     "finish_reason",
 )
 """Keys a message dict may carry; anything else is refused rather than silently dropped."""
+_KEY_SET: Final = frozenset(MESSAGE_KEYS)
 
 _COUNTER_MAX: Final = 2**62  # far beyond any real count, well inside SQLite's 64-bit integers
 
@@ -127,7 +128,7 @@ class Message:
                 f"a message must be a dict in OpenAI chat format, not {type(data).__name__}",
                 hint='e.g. {"role": "user", "content": "hello"}',
             )
-        unknown = sorted(str(k) for k in data if k not in MESSAGE_KEYS)
+        unknown = sorted(str(k) for k in data if k not in _KEY_SET)
         if unknown:
             raise InvalidInputError(
                 f"unknown message field(s): {', '.join(unknown)}",
