@@ -79,7 +79,7 @@ impl Fields {
 pub fn index_settings() -> IndexSettings {
     IndexSettings {
         docstore_compression: Compressor::Lz4,
-        docstore_blocksize: 8 * 1024,
+        docstore_blocksize: 1024,
         ..IndexSettings::default()
     }
 }
