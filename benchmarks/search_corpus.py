@@ -30,20 +30,20 @@ list return string number key path script name docs issue fix call default suppo
 great example look something after before other them only into did same image thing api
 docker branch commit merge release deploy token memory cache query index search result
 session request response client network port host local remote package module class type
-""".split()
+""".split()  # noqa: SIM905
 
 SYLLABLES = [c + v for c in "bcdfghjklmnprstvwz" for v in ("a", "e", "i", "o", "u", "ai", "ou")]
 
 CHINESE = """这个 函数 返回 一个 列表 配置 文件 数据 错误 问题 服务器 安装 版本 模型 用户 消息
 搜索 索引 结果 请求 响应 代码 测试 运行 构建 部署 内存 缓存 查询 会话 我们 可以 需要 如何 使用
 已经 没有 因为 所以 但是 然后 现在 今天 明天 系统 网络 端口 命令 参数 输出 输入 字符串 数字 变量
-""".split()
+""".split()  # noqa: SIM905
 JAPANESE = """この 関数 は リスト を 返します 設定 ファイル データ エラー 問題 サーバー バージョン
 モデル ユーザー メッセージ 検索 結果 テスト 実行 して ください ました です ます 確認 更新 メモリ
-""".split()
+""".split()  # noqa: SIM905
 KOREAN = """이 함수는 목록을 반환합니다 설정 파일 데이터 오류 문제 서버 설치 버전 모델 사용자
 메시지 검색 결과 요청 응답 코드 테스트 실행 확인 업데이트 메모리 캐시 해주세요 했습니다 입니다
-""".split()
+""".split()  # noqa: SIM905
 ROLES = ["user", "assistant", "assistant", "tool", "user", "system"]
 SOURCES = ["cli", "telegram", "discord", "slack", "cli", "cli", "whatsapp"]
 
@@ -112,7 +112,8 @@ class Generator:
     def log(self) -> str:
         a, b, c, d = self.words(4)
         return (
-            f"ERROR {a} failed: {' '.join(self.words(6))} at /usr/lib/{b}/{c}.py:{self.rng.randint(1, 900)}"
+            f"ERROR {a} failed: {' '.join(self.words(6))} at /usr/lib/{b}/{c}.py:"
+            f"{self.rng.randint(1, 900)}"
             f" (see https://{d}.example.com/{a}/{b}?v={self.rng.randint(1, 99)}) exit code"
             f" {self.rng.randint(1, 255)}"
         )
@@ -123,7 +124,7 @@ class Generator:
         if lang < 0.5:
             text = "".join(rng.choices(CHINESE, k=rng.randint(4, 14)))
             if rng.random() < 0.4:
-                text = f"{self.words(1)[0].capitalize()}的{text}，{' '.join(self.words(3))}。"
+                text = f"{self.words(1)[0].capitalize()}的{text}\uff0c{' '.join(self.words(3))}。"
             return text
         if lang < 0.75:
             return "".join(rng.choices(JAPANESE, k=rng.randint(4, 12))) + "。"

@@ -1,6 +1,7 @@
 //! Turn a parsed query ([`super::query::Node`]) into a tantivy query for one searcher.
 //!
-//! Prefixes are expanded here, against the searcher's term dictionaries: the matching terms of all
+//! A single-word prefix of up to four characters is one term of the `prefix` field (`prefix.rs`).
+//! Longer prefixes, and the last word of a phrase prefix (`"docker comp"*`), are expanded here, against the searcher's term dictionaries: the matching terms of all
 //! segments are counted by document frequency and the most frequent ones kept, so `a*` over a
 //! million messages stays a small disjunction that BM25 ranks like any other. Two bounds apply: at
 //! most [`MAX_PREFIX_TERMS`] terms per prefix (fewer when a query has many prefixes), and their
@@ -10,11 +11,13 @@
 
 use std::collections::HashMap;
 
-use tantivy::query::{BooleanQuery, EmptyQuery, Occur, PhraseQuery, Query, TermQuery};
+use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, Term};
 
+use super::prefix::is_indexed_prefix;
 use super::query::{Atom, Node};
+use super::schema::Fields;
 use super::tantivy_error;
 use crate::Result;
 
@@ -33,6 +36,7 @@ const MAX_PREFIX_SCAN: usize = 200_000;
 pub struct Compiler<'a> {
     searcher: &'a Searcher,
     field: Field,
+    prefix_field: Field,
     prefix_cap: usize,
 }
 
@@ -45,12 +49,17 @@ fn count_prefixes(node: &Node) -> usize {
 }
 
 /// The tantivy query for `node`; `None` when it can match nothing.
-pub fn compile(node: &Node, searcher: &Searcher, field: Field) -> Result<Option<Box<dyn Query>>> {
+pub fn compile(
+    node: &Node,
+    searcher: &Searcher,
+    fields: &Fields,
+) -> Result<Option<Box<dyn Query>>> {
     let prefixes = count_prefixes(node).max(1);
     let prefix_cap = (MAX_TOTAL_PREFIX_TERMS / prefixes).clamp(MIN_PREFIX_TERMS, MAX_PREFIX_TERMS);
     let compiler = Compiler {
         searcher,
-        field,
+        field: fields.content,
+        prefix_field: fields.prefix,
         prefix_cap,
     };
     compiler.node(node)
@@ -130,6 +139,13 @@ impl Compiler<'_> {
         if !atom.prefix {
             return Ok(Some(self.phrase(&atom.tokens, None)));
         }
+        if atom.tokens.len() == 1 && is_indexed_prefix(last) {
+            let term = Term::from_field_text(self.prefix_field, last);
+            return Ok(Some(Box::new(TermQuery::new(
+                term,
+                IndexRecordOption::WithFreqs,
+            ))));
+        }
         let expansions = self.expand(last)?;
         let parts = expansions
             .iter()
@@ -179,9 +195,4 @@ impl Compiler<'_> {
             .filter_map(|(k, _)| String::from_utf8(k).ok())
             .collect())
     }
-}
-
-/// A query that matches nothing (for callers that need a query object).
-pub fn nothing() -> Box<dyn Query> {
-    Box::new(EmptyQuery)
 }
