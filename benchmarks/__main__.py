@@ -10,7 +10,9 @@ from pathlib import Path
 
 def main() -> int:
     names = sorted(
-        m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if m.name.startswith("bench_")
+        m.name
+        for m in pkgutil.iter_modules([str(Path(__file__).parent)])
+        if m.name.startswith("bench_")
     )
     only = set(sys.argv[1:])
     failed = []

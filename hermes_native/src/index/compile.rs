@@ -1,32 +1,42 @@
 //! Turn a parsed query ([`super::query::Node`]) into a tantivy query for one searcher.
 //!
-//! Prefixes are expanded here, against the searcher's term dictionaries: the matching terms of all
-//! segments are counted by document frequency and the most frequent ones kept (at most
-//! [`MAX_PREFIX_TERMS`] per prefix, fewer when a query has many prefixes), so `a*` over a million
-//! messages stays a small disjunction that BM25 ranks like any other.
+//! A single-word prefix of up to four characters is one term of the `prefix` field (`prefix.rs`).
+//! Longer prefixes, and the last word of a phrase prefix (`"docker comp"*`), are expanded here, against the searcher's term dictionaries: the matching terms of all
+//! segments are counted by document frequency and the most frequent ones kept, so `a*` over a
+//! million messages stays a small disjunction that BM25 ranks like any other. Two bounds apply: at
+//! most [`MAX_PREFIX_TERMS`] terms per prefix (fewer when a query has many prefixes), and their
+//! document frequencies may add up to a quarter of the index (at least [`MIN_PREFIX_POSTINGS`]):
+//! `a*` becomes `and` alone on a large index, because a disjunction of several words that each
+//! occur in a third of all messages costs milliseconds and ranks no better.
 
 use std::collections::HashMap;
 
-use tantivy::query::{BooleanQuery, EmptyQuery, Occur, PhraseQuery, Query, TermQuery};
+use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, Term};
 
+use super::prefix::is_indexed_prefix;
 use super::query::{Atom, Node};
+use super::schema::Fields;
 use super::tantivy_error;
 use crate::Result;
 
 /// Most expansions of one prefix.
-pub const MAX_PREFIX_TERMS: usize = 64;
+pub const MAX_PREFIX_TERMS: usize = 16;
+/// The postings a prefix's expansions may add up to: a quarter of the index, but never less than
+/// this (so small indexes expand fully).
+const MIN_PREFIX_POSTINGS: u64 = 100_000;
 /// Most expansions over all prefixes of a query.
-const MAX_TOTAL_PREFIX_TERMS: usize = 1024;
+const MAX_TOTAL_PREFIX_TERMS: usize = 256;
 /// Fewest expansions a prefix keeps however many prefixes the query has.
-const MIN_PREFIX_TERMS: usize = 8;
+const MIN_PREFIX_TERMS: usize = 4;
 /// Most dictionary entries scanned per segment for one prefix.
 const MAX_PREFIX_SCAN: usize = 200_000;
 
 pub struct Compiler<'a> {
     searcher: &'a Searcher,
     field: Field,
+    prefix_field: Field,
     prefix_cap: usize,
 }
 
@@ -39,12 +49,17 @@ fn count_prefixes(node: &Node) -> usize {
 }
 
 /// The tantivy query for `node`; `None` when it can match nothing.
-pub fn compile(node: &Node, searcher: &Searcher, field: Field) -> Result<Option<Box<dyn Query>>> {
+pub fn compile(
+    node: &Node,
+    searcher: &Searcher,
+    fields: &Fields,
+) -> Result<Option<Box<dyn Query>>> {
     let prefixes = count_prefixes(node).max(1);
     let prefix_cap = (MAX_TOTAL_PREFIX_TERMS / prefixes).clamp(MIN_PREFIX_TERMS, MAX_PREFIX_TERMS);
     let compiler = Compiler {
         searcher,
-        field,
+        field: fields.content,
+        prefix_field: fields.prefix,
         prefix_cap,
     };
     compiler.node(node)
@@ -124,6 +139,13 @@ impl Compiler<'_> {
         if !atom.prefix {
             return Ok(Some(self.phrase(&atom.tokens, None)));
         }
+        if atom.tokens.len() == 1 && is_indexed_prefix(last) {
+            let term = Term::from_field_text(self.prefix_field, last);
+            return Ok(Some(Box::new(TermQuery::new(
+                term,
+                IndexRecordOption::WithFreqs,
+            ))));
+        }
         let expansions = self.expand(last)?;
         let parts = expansions
             .iter()
@@ -155,15 +177,22 @@ impl Compiler<'_> {
         }
         let mut ranked: Vec<(Vec<u8>, u64)> = doc_freqs.into_iter().collect();
         ranked.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        ranked.truncate(self.prefix_cap);
+        // Most frequent first, while the postings to score stay within budget (at least one term).
+        let budget = (self.searcher.num_docs() / 4).max(MIN_PREFIX_POSTINGS);
+        let mut total = 0u64;
+        let keep = ranked
+            .iter()
+            .take(self.prefix_cap)
+            .take_while(|(_, df)| {
+                let first = total == 0;
+                total += df;
+                first || total <= budget
+            })
+            .count();
+        ranked.truncate(keep);
         Ok(ranked
             .into_iter()
             .filter_map(|(k, _)| String::from_utf8(k).ok())
             .collect())
     }
-}
-
-/// A query that matches nothing (for callers that need a query object).
-pub fn nothing() -> Box<dyn Query> {
-    Box::new(EmptyQuery)
 }

@@ -3,13 +3,15 @@
 //! * [`tokenizer`]: the CJK-aware analyzer shared by indexing, queries and snippets.
 //! * [`query`]: the query language (parsed to an AST); [`compile`]: AST → tantivy query.
 //! * [`snippet`]: snippet windows and highlight spans.
-//! * [`schema`]: fields and settings; [`store`]: opening, locking, committing (the lifecycle).
+//! * [`schema`]: fields and settings; [`prefix`]: the indexed short prefixes of every word;
+//!   [`store`]: opening, locking, committing (the lifecycle).
 //!
 //! The index is derived data: state.db is the source of truth, and the last indexed rowid travels in
 //! the tantivy commit payload so the Python layer knows where to resume. Nothing here deletes files
 //! of an unreadable index; that is reported as [`Error::IndexCorrupt`] and left to the caller.
 
 pub mod compile;
+pub mod prefix;
 pub mod query;
 pub mod schema;
 pub mod snippet;
@@ -131,7 +133,7 @@ pub(crate) fn run_search(
     filters: &Filters,
     snippet_chars: usize,
 ) -> Result<Vec<Hit>> {
-    let Some(main) = compile::compile(node, searcher, fields.content)? else {
+    let Some(main) = compile::compile(node, searcher, fields)? else {
         return Ok(Vec::new());
     };
     let mut clauses = filters.clauses(fields);

@@ -8,6 +8,7 @@
 //! | `source`     | str  | raw term, stored                                  | filter                     |
 //! | `timestamp`  | f64  | indexed, fast, stored                             | since/until range filter   |
 //! | `content`    | text | Hermes analyzer, freqs + positions, stored        | BM25, phrases, snippets    |
+//! | `prefix`     | text | first 1–4 characters of each word, freqs          | fast `conf*` (`prefix.rs`) |
 //!
 //! Only the first [`MAX_INDEXED_BYTES`] of a message are indexed and stored: state.db keeps the whole
 //! message, and a bounded document keeps indexing, doc-store reads and snippets fast for multi-megabyte
@@ -22,6 +23,8 @@ use tantivy::IndexSettings;
 
 /// Name under which [`super::tokenizer::HermesTokenizer`] is registered.
 pub const TOKENIZER: &str = "hermes";
+/// Name under which [`super::prefix::PrefixTokenizer`] is registered.
+pub const PREFIX_TOKENIZER: &str = "hermes_prefix";
 
 /// Bytes of each message that are indexed and stored (cut back to a character boundary).
 pub const MAX_INDEXED_BYTES: usize = 1 << 20;
@@ -35,6 +38,7 @@ pub struct Fields {
     pub source: Field,
     pub timestamp: Field,
     pub content: Field,
+    pub prefix: Field,
 }
 
 /// The schema every Hermes index is created with.
@@ -57,6 +61,12 @@ pub fn build_schema() -> Schema {
         )
         .set_stored();
     builder.add_text_field("content", content);
+    let prefix = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(PREFIX_TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    builder.add_text_field("prefix", prefix);
     builder.build()
 }
 
@@ -70,6 +80,7 @@ impl Fields {
             source: schema.get_field("source").ok()?,
             timestamp: schema.get_field("timestamp").ok()?,
             content: schema.get_field("content").ok()?,
+            prefix: schema.get_field("prefix").ok()?,
         })
     }
 }
@@ -79,7 +90,7 @@ impl Fields {
 pub fn index_settings() -> IndexSettings {
     IndexSettings {
         docstore_compression: Compressor::Lz4,
-        docstore_blocksize: 8 * 1024,
+        docstore_blocksize: 1024,
         ..IndexSettings::default()
     }
 }

@@ -8,7 +8,6 @@
 //! verbatim substring of the message; highlight spans are code-point offsets inside it, sorted and
 //! non-overlapping. Words of negated parts of the query are not highlighted.
 
-use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use super::query::Node;
@@ -22,7 +21,8 @@ const SNAP_CHARS: usize = 12;
 /// Which analysed tokens count as query words, grouped by query atom.
 #[derive(Debug, Default)]
 pub struct Matcher {
-    terms: HashMap<String, u32>,
+    /// Exact terms; queries have few, so a linear scan beats hashing.
+    terms: Vec<(String, u32)>,
     prefixes: Vec<(String, u32)>,
     groups: u32,
 }
@@ -45,7 +45,9 @@ impl Matcher {
                     if atom.prefix && i == last {
                         self.prefixes.push((text.clone(), group));
                     } else {
-                        self.terms.entry(text.clone()).or_insert(group);
+                        if !self.terms.iter().any(|(t, _)| t == text) {
+                            self.terms.push((text.clone(), group));
+                        }
                     }
                 }
             }
@@ -57,7 +59,7 @@ impl Matcher {
     }
 
     fn group_of(&self, token: &str) -> Option<u32> {
-        if let Some(g) = self.terms.get(token) {
+        if let Some((_, g)) = self.terms.iter().find(|(t, _)| t == token) {
             return Some(*g);
         }
         self.prefixes

@@ -22,8 +22,11 @@ use tantivy::indexer::{IndexWriterOptions, LogMergePolicy};
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError, Term};
 
+use super::prefix::PrefixTokenizer;
 use super::query::parse;
-use super::schema::{build_schema, index_settings, indexed_prefix, Fields, TOKENIZER};
+use super::schema::{
+    build_schema, index_settings, indexed_prefix, Fields, PREFIX_TOKENIZER, TOKENIZER,
+};
 use super::tokenizer::HermesTokenizer;
 use super::{run_search, tantivy_error, Doc, Filters, Hit};
 use crate::{Error, Result};
@@ -112,9 +115,9 @@ impl SearchIndex {
     pub fn open(path: impl AsRef<Path>) -> Result<SearchIndex> {
         let path = path.as_ref().to_path_buf();
         let index = open_or_create(&path)?;
-        index
-            .tokenizers()
-            .register(TOKENIZER, TextAnalyzer::from(HermesTokenizer));
+        let tokenizers = index.tokenizers();
+        tokenizers.register(TOKENIZER, TextAnalyzer::from(HermesTokenizer));
+        tokenizers.register(PREFIX_TOKENIZER, TextAnalyzer::from(PrefixTokenizer));
         let fields =
             Fields::from_schema(&index.schema()).ok_or_else(|| corrupt(&path, "missing fields"))?;
         let reader = index
@@ -217,7 +220,9 @@ impl SearchIndex {
                 d.add_text(f.role, &doc.role);
                 d.add_text(f.source, &doc.source);
                 d.add_f64(f.timestamp, doc.timestamp);
-                d.add_text(f.content, indexed_prefix(&doc.content));
+                let text = indexed_prefix(&doc.content);
+                d.add_text(f.content, text);
+                d.add_text(f.prefix, text);
                 w.writer.add_document(d).map_err(tantivy_error)?;
             }
             Ok(())
@@ -305,5 +310,123 @@ impl SearchIndex {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new() -> TempDir {
+            static NEXT: AtomicUsize = AtomicUsize::new(0);
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let path =
+                std::env::temp_dir().join(format!("hermes-index-test-{}-{n}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&path);
+            TempDir(path)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn doc(rowid: u64, session: &str, content: &str) -> Doc {
+        Doc {
+            rowid,
+            session_id: session.into(),
+            role: "user".into(),
+            source: "cli".into(),
+            timestamp: rowid as f64,
+            content: content.into(),
+        }
+    }
+
+    fn rowids(ix: &SearchIndex, query: &str) -> Vec<u64> {
+        let mut ids: Vec<u64> = ix
+            .search(query, 100, &Filters::default(), 0)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.rowid)
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    #[test]
+    fn add_commit_search_reopen() {
+        let dir = TempDir::new();
+        let ix = SearchIndex::open(&dir.0).unwrap();
+        assert_eq!(ix.last_rowid().unwrap(), 0);
+        ix.add(&[
+            doc(1, "a", "hello world"),
+            doc(2, "a", "hello 函数"),
+            doc(3, "b", "bye"),
+        ])
+        .unwrap();
+        ix.commit(3).unwrap();
+        assert_eq!(rowids(&ix, "hello"), vec![1, 2]);
+        assert_eq!(rowids(&ix, "函数"), vec![2]);
+        ix.close().unwrap();
+        let ix = SearchIndex::open(&dir.0).unwrap();
+        assert_eq!(ix.last_rowid().unwrap(), 3);
+        assert_eq!(ix.num_docs().unwrap(), 3);
+    }
+
+    #[test]
+    fn re_adding_replaces_and_delete_session_applies_at_commit() {
+        let dir = TempDir::new();
+        let ix = SearchIndex::open(&dir.0).unwrap();
+        ix.add(&[doc(1, "a", "old text"), doc(2, "b", "other")])
+            .unwrap();
+        ix.commit(2).unwrap();
+        ix.add(&[doc(1, "a", "new text")]).unwrap();
+        ix.delete_session("b").unwrap();
+        assert_eq!(ix.num_docs().unwrap(), 2);
+        ix.commit(2).unwrap();
+        assert_eq!(ix.num_docs().unwrap(), 1);
+        assert_eq!(rowids(&ix, "new"), vec![1]);
+        assert!(rowids(&ix, "old").is_empty());
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_while_readers_work() {
+        let dir = TempDir::new();
+        let first = SearchIndex::open(&dir.0).unwrap();
+        first.add(&[doc(1, "a", "text")]).unwrap();
+        first.commit(1).unwrap();
+        let second = SearchIndex::open(&dir.0).unwrap();
+        assert_eq!(rowids(&second, "text"), vec![1]);
+        match second.add(&[doc(2, "a", "more")]) {
+            Err(Error::Index(m)) => assert!(m.contains("locked by another Hermes process"), "{m}"),
+            other => panic!("expected a lock error, got {other:?}"),
+        }
+        first.close().unwrap();
+        second.add(&[doc(2, "a", "more")]).unwrap();
+    }
+
+    #[test]
+    fn garbage_meta_json_is_corruption() {
+        let dir = TempDir::new();
+        SearchIndex::open(&dir.0).unwrap().close().unwrap();
+        std::fs::write(dir.0.join("meta.json"), b"{garbage").unwrap();
+        assert!(matches!(
+            SearchIndex::open(&dir.0),
+            Err(Error::IndexCorrupt(_))
+        ));
+    }
+
+    #[test]
+    fn closed_handles_refuse_work() {
+        let dir = TempDir::new();
+        let ix = SearchIndex::open(&dir.0).unwrap();
+        ix.close().unwrap();
+        assert!(matches!(ix.num_docs(), Err(Error::Index(m)) if m.contains("closed")));
     }
 }

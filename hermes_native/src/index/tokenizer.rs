@@ -61,6 +61,10 @@ fn is_combining(c: char) -> bool {
 
 /// Han, kana and Hangul letters: the scripts written without spaces between words.
 pub fn is_cjk(c: char) -> bool {
+    // Every code point of these two blocks is an assigned letter: skip the Unicode table lookup.
+    if matches!(c as u32, 0x4E00..=0x9FFF | 0xAC00..=0xD7A3) {
+        return true;
+    }
     matches!(c as u32,
         0x1100..=0x11FF        // Hangul Jamo
         | 0x3005..=0x3007      // 々 〆 〇
@@ -248,9 +252,30 @@ impl<'a> Analyzer<'a> {
         self.token.text.clear();
         self.token.offset_from = self.byte;
         self.char_from = self.chr;
+        let bytes = self.text.as_bytes();
         let mut chars = 0usize;
-        let mut scratch = String::new();
-        while let Some(c) = self.peek() {
+        while self.byte < bytes.len() {
+            // Fast path: a run of ASCII letters and digits, copied and lowercased in one go.
+            let run = bytes[self.byte..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric())
+                .count();
+            if run > 0 {
+                let take = run.min(MAX_TOKEN_CHARS.saturating_sub(chars));
+                let start = self.token.text.len();
+                self.token
+                    .text
+                    .push_str(&self.text[self.byte..self.byte + take]);
+                self.token.text[start..].make_ascii_lowercase();
+                chars += take;
+                self.byte += run;
+                self.chr += run;
+                continue;
+            }
+            if bytes[self.byte].is_ascii() {
+                break;
+            }
+            let Some(c) = self.peek() else { break };
             match classify(c) {
                 Class::Word => {
                     if chars < MAX_TOKEN_CHARS {
@@ -264,8 +289,13 @@ impl<'a> Analyzer<'a> {
         }
         if chars > MAX_TOKEN_CHARS {
             // A multi-character fold (ß → ss) may have overshot the limit by one.
-            scratch.extend(self.token.text.chars().take(MAX_TOKEN_CHARS));
-            std::mem::swap(&mut scratch, &mut self.token.text);
+            let cut = self
+                .token
+                .text
+                .char_indices()
+                .nth(MAX_TOKEN_CHARS)
+                .map_or(self.token.text.len(), |(i, _)| i);
+            self.token.text.truncate(cut);
         }
         self.token.offset_to = self.byte;
         self.char_to = self.chr;
@@ -318,7 +348,20 @@ impl TokenStream for Analyzer<'_> {
             self.set_cjk_token(c, None, position);
             return true;
         }
-        while let Some(c) = self.peek() {
+        let bytes = self.text.as_bytes();
+        while self.byte < bytes.len() {
+            let b = bytes[self.byte];
+            if b.is_ascii() {
+                self.cjk_prev = None;
+                if b.is_ascii_alphanumeric() {
+                    self.read_word();
+                    return true;
+                }
+                self.byte += 1;
+                self.chr += 1;
+                continue;
+            }
+            let Some(c) = self.peek() else { break };
             match classify(c) {
                 Class::Word => {
                     self.cjk_prev = None;
