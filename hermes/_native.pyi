@@ -7,6 +7,8 @@ takes and returns plain data; the heavy ones release the GIL. Errors are raised 
 Checked against the compiled module by ``python -m mypy.stubtest hermes._native`` in ``make lint``.
 """
 
+from typing import Self, TypeAlias, final
+
 __version__: str
 __all__: list[str]
 
@@ -45,13 +47,16 @@ def digest(
 ) -> tuple[str, int, int, int, int, int]: ...
 
 # --- index ---------------------------------------------------------------------------------------
-# The tantivy index of messages. A document is
-# (rowid, session_id, role, source, timestamp, content); a hit is
-# (rowid, session_id, role, source, timestamp, score, snippet, highlights) where highlights
-# are (start, end) code-point spans inside the snippet.
+# The tantivy index of messages. A document is (rowid, session_id, role, source, timestamp,
+# content); a hit is (rowid, session_id, role, source, timestamp, score, snippet, highlights) where
+# highlights are (start, end) code-point spans inside the snippet, which is a verbatim substring of
+# the message. Query language and analyzer: hermes_native/src/index/{query,tokenizer}.rs.
 
+_SearchHit: TypeAlias = tuple[int, str, str, str, float, float, str, list[tuple[int, int]]]
+
+@final
 class SearchIndex:
-    def __init__(self, path: str) -> None: ...
+    def __new__(cls, path: str) -> Self: ...
     def add(self, docs: list[tuple[int, str, str, str, float, str]]) -> None: ...
     def delete_session(self, session_id: str) -> None: ...
     def commit(self, last_rowid: int) -> None: ...
@@ -68,5 +73,7 @@ class SearchIndex:
         since: float | None = None,
         until: float | None = None,
         snippet_chars: int = 160,
-    ) -> list[tuple[int, str, str, str, float, float, str, list[tuple[int, int]]]]: ...
+    ) -> list[_SearchHit]: ...
     def close(self) -> None: ...
+
+def analyze_text(text: str, *, query: bool = False) -> list[tuple[str, int, int, int]]: ...
