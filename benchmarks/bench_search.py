@@ -176,7 +176,7 @@ class TantivyPy(Engine):
         self.schema = sb.build()
         t0 = time.perf_counter()
         index = tantivy.Index(self.schema, path=str(self.disk))
-        writer = index.writer(96_000_000, 1)
+        writer = index.writer(96_000_000, 0)  # 0: one thread per core, like Hermes
         for rowid, session, role, source, ts, content in docs:
             writer.add_document(
                 tantivy.Document(
