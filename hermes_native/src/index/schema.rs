@@ -29,6 +29,16 @@ pub const PREFIX_TOKENIZER: &str = "hermes_prefix";
 /// Bytes of each message that are indexed and stored (cut back to a character boundary).
 pub const MAX_INDEXED_BYTES: usize = 1 << 20;
 
+/// Field ids, in the order [`build_schema`] adds the fields (read back by `stored.rs`).
+pub mod field_id {
+    pub const ROWID: u32 = 0;
+    pub const SESSION_ID: u32 = 1;
+    pub const ROLE: u32 = 2;
+    pub const SOURCE: u32 = 3;
+    pub const TIMESTAMP: u32 = 4;
+    pub const CONTENT: u32 = 5;
+}
+
 /// Handles of the schema's fields.
 #[derive(Clone, Copy, Debug)]
 pub struct Fields {
@@ -116,7 +126,18 @@ mod tests {
     #[test]
     fn schema_round_trips_its_fields() {
         let schema = build_schema();
-        assert!(Fields::from_schema(&schema).is_some());
+        let f = Fields::from_schema(&schema).unwrap();
+        let ids = [
+            f.rowid,
+            f.session_id,
+            f.role,
+            f.source,
+            f.timestamp,
+            f.content,
+        ]
+        .map(|x| x.field_id());
+        use field_id::*;
+        assert_eq!(ids, [ROWID, SESSION_ID, ROLE, SOURCE, TIMESTAMP, CONTENT]);
     }
 
     #[test]
