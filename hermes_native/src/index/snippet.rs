@@ -1,12 +1,15 @@
 //! Snippets: the best window of a stored message around the query's words, with highlight spans.
 //!
-//! The stored text is re-analysed with the index analyzer (so highlights agree with what matched) but
-//! only as far as needed: analysis stops as soon as one window holds every query word. Stored text is
-//! itself bounded ([`super::schema::MAX_INDEXED_BYTES`]). The window with the most distinct query
-//! words (then the most matches, then the earliest) wins; it is widened with context on both sides
-//! to `max_chars` code points and, where a space is close, trimmed to whole words. The snippet is a
-//! verbatim substring of the message; highlight spans are code-point offsets inside it, sorted and
-//! non-overlapping. Words of negated parts of the query are not highlighted.
+//! Matches are the query's words as the index analyzer sees them, so highlights agree with what
+//! matched: ASCII messages searched for ASCII words are scanned by substring search (a match is an
+//! occurrence at a word start), anything else is re-analysed. Either way reading stops as soon as
+//! one window holds every query word, and stored text is itself bounded
+//! ([`super::schema::MAX_INDEXED_BYTES`]). The window with the most distinct query words (then the
+//! most matches, then the earliest) wins; it is widened with context on both sides to `max_chars`
+//! code points and, where a space is close, trimmed to whole words. The snippet is a verbatim
+//! substring of the message; highlight spans are code-point offsets inside it, sorted and
+//! non-overlapping. Words of negated parts of the query are not highlighted; the words of a phrase
+//! are highlighted wherever they occur.
 
 use std::ops::ControlFlow;
 

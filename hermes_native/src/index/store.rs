@@ -187,6 +187,9 @@ impl SearchIndex {
         let mut policy = LogMergePolicy::default();
         policy.set_min_num_segments(MERGE_MIN_SEGMENTS);
         writer.set_merge_policy(Box::new(policy));
+        // Another process may have committed since our reader last looked: the writer lock is ours
+        // now, so this view is final until we commit.
+        open.reader.reload().map_err(tantivy_error)?;
         let searcher = open.reader.searcher();
         let mut max_rowid = None;
         for segment in searcher.segment_readers() {
