@@ -2,10 +2,11 @@
 
 The same seeded messages (``search_corpus``) are indexed by each engine at 10k, 100k and 1M messages
 (``--sizes``), then the same 200 queries run top-10 with snippets: single terms, two-term ANDs,
-phrases, prefixes, CJK words and code-like words. Each query runs once to warm up, then twice timed;
-p50/p95 are over the timed runs. Reported per engine and size: latency, indexing throughput (adds +
-commit), the merge/optimize step that follows (Hermes ``close()`` waits for background merges, FTS5
-``optimize``, tantivy-py ``wait_merging_threads``), size on disk.
+phrases, prefixes, CJK words and code-like words. Each query runs once to warm up, then three times
+timed, the engines taking turns query by query; p50/p95 are over the timed runs. Reported per
+engine and size: latency, indexing throughput (adds + commit), the merge/optimize step that
+follows (Hermes ``close()`` waits for background merges, FTS5 ``optimize``, tantivy-py
+``wait_merging_threads``), size on disk.
 
 Anchors, as each is normally used: FTS5 (``unicode61 remove_diacritics 2``, ``ORDER BY rank``,
 ``snippet()``), tantivy-py 0.27 (default tokenizer, ``conjunction_by_default``, ``SnippetGenerator``
@@ -176,7 +177,7 @@ class TantivyPy(Engine):
         self.schema = sb.build()
         t0 = time.perf_counter()
         index = tantivy.Index(self.schema, path=str(self.disk))
-        writer = index.writer(96_000_000, 1)
+        writer = index.writer(96_000_000, 0)  # 0: one thread per core, like Hermes
         for rowid, session, role, source, ts, content in docs:
             writer.add_document(
                 tantivy.Document(
@@ -224,15 +225,24 @@ def percentile(values: list[float], pct: float) -> float:
     return ordered[k]
 
 
-def time_queries(engine: Engine, queries: list[Query]) -> tuple[list[float], list[list[int]]]:
-    results = [[r for r, _ in engine.search(q)] for q in queries]  # warm-up
-    samples: list[float] = []
-    for _ in range(2):
-        for q in queries:
-            t0 = time.perf_counter()
-            engine.search(q)
-            samples.append((time.perf_counter() - t0) * 1000)
-    return samples, results
+TIMED_PASSES = 3
+
+
+def time_queries(engines: list[Engine], queries: list[Query]) -> dict[str, list[float]]:
+    """Latency samples (ms) per engine, sample i belonging to ``queries[i % len(queries)]``.
+
+    The engines take turns query by query (in a rotating order), so a noisy neighbour on a shared
+    machine slows all of them alike instead of whichever engine happened to be running.
+    """
+    samples: dict[str, list[float]] = {e.name: [] for e in engines}
+    for p in range(TIMED_PASSES):
+        for i, q in enumerate(queries):
+            k = (i + p) % len(engines)
+            for engine in engines[k:] + engines[:k]:
+                t0 = time.perf_counter()
+                engine.search(q)
+                samples[engine.name].append((time.perf_counter() - t0) * 1000)
+    return samples
 
 
 def check_hits(queries: list[Query], results: list[list[int]], docs: list[Doc]) -> list[str]:
@@ -262,15 +272,20 @@ def run_size(n: int, docs: list[Doc], queries: list[Query], check_sets: bool) ->
     out: dict[str, Any] = {"size": n, "engines": {}}
     engines: list[Engine] = [Hermes(), Fts5(), TantivyPy()]
     with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp:
-        results_by: dict[str, list[list[int]]] = {}
+        built: dict[str, tuple[float, float, int]] = {}
         for engine in engines:
             where = Path(tmp) / engine.name
             where.mkdir()
             gc.collect()
             index_s, merge_s = engine.build(docs, where)
-            size = disk_size(engine.disk)  # type: ignore[attr-defined]
-            samples, results = time_queries(engine, queries)
-            results_by[engine.name] = results
+            built[engine.name] = (index_s, merge_s, disk_size(engine.disk))  # type: ignore[attr-defined]
+            print(f"  {n:>9,} {engine.name:<11} indexed in {index_s:6.1f}s", flush=True)
+        # Warm-up pass (also the results checked below), then the timed passes.
+        results_by = {e.name: [[r for r, _ in e.search(q)] for q in queries] for e in engines}
+        samples_by = time_queries(engines, queries)
+        for engine in engines:
+            index_s, merge_s, size = built[engine.name]
+            samples, results = samples_by[engine.name], results_by[engine.name]
             by_kind: dict[str, float] = {}
             for kind in sorted({q.kind for q in queries}):
                 ks = [s for i, s in enumerate(samples) if queries[i % len(queries)].kind == kind]
@@ -293,7 +308,6 @@ def run_size(n: int, docs: list[Doc], queries: list[Query], check_sets: bool) ->
                     1 for q, r in zip(queries, results, strict=True) if q.kind == "cjk" and r
                 ),
             }
-            print(f"  {n:>9,} {engine.name:<11} indexed in {index_s:6.1f}s", flush=True)
         bad = check_hits(queries, results_by["hermes"], docs)
         out["hermes_hits_not_matching"] = bad[:20]
         overlaps = []

@@ -222,3 +222,16 @@ def test_one_handle_is_safe_to_share_between_threads(tmp_path: Path) -> None:
         t.join()
     assert errors == []
     assert ix.num_docs() == 250
+
+
+def test_re_adding_a_rowid_another_handle_committed_replaces_it(tmp_path: Path) -> None:
+    path = str(tmp_path / "ix")
+    late = SearchIndex(path)  # opened before the other handle writes
+    early = SearchIndex(path)
+    early.add([doc(5, "written by the first handle")])
+    early.commit(5)
+    early.close()
+    late.add([doc(5, "rewritten by the second handle")])
+    late.commit(5)
+    assert late.num_docs() == 1
+    assert [h[6] for h in late.search("handle")] == ["rewritten by the second handle"]

@@ -186,3 +186,36 @@ def test_prefix_queries(tmp_path: Path) -> None:
     assert {h[0] for h in hits} >= {1000 + i for i in range(20)}
     assert len(hits) < 100
     ix.close()
+
+
+def test_snippets_of_long_messages_are_windows_cut_at_word_boundaries(tmp_path: Path) -> None:
+    ix = SearchIndex(str(tmp_path / "ix"))
+    words = " ".join(f"filler{i}" for i in range(400))
+    text = f"{words} the deployment finally succeeded after retrying {words}"
+    ix.add([(1, "s", "assistant", "cli", 0.0, text)])
+    ix.commit(1)
+    ((*_, snippet, spans),) = ix.search("deployment succeeded", snippet_chars=80)
+    assert len(snippet) <= 80
+    assert snippet in text
+    assert [snippet[a:b] for a, b in spans] == ["deployment", "succeeded"]
+    start = text.index(snippet)
+    end = start + len(snippet)
+    assert text[start - 1] == " " and text[end] == " "  # whole words at both edges
+    ix.close()
+
+
+def test_cjk_snippets_centre_on_the_match(tmp_path: Path) -> None:
+    ix = SearchIndex(str(tmp_path / "ix"))
+    text = "这是一个很长的句子" * 30 + "我们的函数返回一个列表" + "后面还有很多内容" * 30
+    ix.add([(1, "s", "user", "telegram", 0.0, text)])
+    ix.commit(1)
+    ((*_, snippet, spans),) = ix.search("函数返回", snippet_chars=20)
+    assert len(snippet) == 20
+    assert [snippet[a:b] for a, b in spans] == ["函数返回"]
+    ix.close()
+
+
+def test_filters_combine_with_prefixes_and_phrases(index: SearchIndex) -> None:
+    assert rowids(index, "conf*", role="assistant") == {2}
+    assert rowids(index, '"lazy dog"', source="cli", until=1007.0) == {8}
+    assert rowids(index, "conf* OR fox", session_id="s4") == {8, 9}

@@ -16,14 +16,15 @@ pub mod query;
 pub mod schema;
 pub mod snippet;
 mod store;
+mod stored;
 pub mod tokenizer;
 
 use std::ops::Bound;
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery};
-use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{TantivyDocument, TantivyError, Term};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{TantivyError, Term};
 
 use crate::{Error, Result};
 pub use store::SearchIndex;
@@ -153,30 +154,14 @@ pub(crate) fn run_search(
     let matcher = snippet::Matcher::new(node);
     let mut hits = Vec::with_capacity(top.len());
     for (score, address) in top {
-        let doc: TantivyDocument = searcher.doc(address).map_err(tantivy_error)?;
-        let text = |field| {
-            doc.get_first(field)
-                .and_then(|v| v.as_str())
-                .unwrap_or("")
-                .to_string()
-        };
-        let content = doc
-            .get_first(fields.content)
-            .and_then(|v| v.as_str())
-            .unwrap_or("");
-        let snip = snippet::make_snippet(content, &matcher, snippet_chars);
+        let doc: stored::Stored = searcher.doc(address).map_err(tantivy_error)?;
+        let snip = snippet::make_snippet(&doc.content, &matcher, snippet_chars);
         hits.push(Hit {
-            rowid: doc
-                .get_first(fields.rowid)
-                .and_then(|v| v.as_u64())
-                .unwrap_or(0),
-            session_id: text(fields.session_id),
-            role: text(fields.role),
-            source: text(fields.source),
-            timestamp: doc
-                .get_first(fields.timestamp)
-                .and_then(|v| v.as_f64())
-                .unwrap_or(0.0),
+            rowid: doc.rowid,
+            session_id: doc.session_id,
+            role: doc.role,
+            source: doc.source,
+            timestamp: doc.timestamp,
             score,
             snippet: snip.text,
             highlights: snip.highlights,

@@ -170,7 +170,7 @@ impl Parser {
             self.at += 1;
             parts.extend(self.and_expr(depth)?);
         }
-        Ok(join(parts, Node::Or))
+        Ok(join(parts, Group::Or))
     }
 
     fn and_expr(&mut self, depth: usize) -> std::result::Result<Option<Node>, Malformed> {
@@ -186,7 +186,7 @@ impl Parser {
                 Some(_) => parts.extend(self.unary(depth)?),
             }
         }
-        Ok(join(parts, Node::And))
+        Ok(join(parts, Group::And))
     }
 
     fn unary(&mut self, depth: usize) -> std::result::Result<Option<Node>, Malformed> {
@@ -228,21 +228,28 @@ impl Parser {
     }
 }
 
-/// Combine the parts of a group, flattening children of the same kind.
-fn join(parts: Vec<Node>, kind: fn(Vec<Node>) -> Node) -> Option<Node> {
-    let is_and = matches!(kind(Vec::new()), Node::And(_));
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Group {
+    And,
+    Or,
+}
+
+/// Combine the parts of a group, flattening children of the same kind; `None` when empty.
+fn join(parts: Vec<Node>, group: Group) -> Option<Node> {
     let mut flat = Vec::with_capacity(parts.len());
     for part in parts {
-        match part {
-            Node::And(children) if is_and => flat.extend(children),
-            Node::Or(children) if !is_and => flat.extend(children),
-            other => flat.push(other),
+        match (part, group) {
+            (Node::And(children), Group::And) | (Node::Or(children), Group::Or) => {
+                flat.extend(children)
+            }
+            (other, _) => flat.push(other),
         }
     }
-    match flat.len() {
-        0 => None,
-        1 => flat.pop(),
-        _ => Some(kind(flat)),
+    match (flat.len(), group) {
+        (0, _) => None,
+        (1, _) => flat.pop(),
+        (_, Group::And) => Some(Node::And(flat)),
+        (_, Group::Or) => Some(Node::Or(flat)),
     }
 }
 
@@ -252,7 +259,7 @@ fn literal(query: &str) -> Option<Node> {
         .split(|c: char| c.is_whitespace() || matches!(c, '"' | '(' | ')'))
         .filter_map(|word| make_atom(word, false))
         .collect();
-    join(parts, Node::And)
+    join(parts, Group::And)
 }
 
 fn count_terms(node: &Node) -> usize {

@@ -1,17 +1,20 @@
 //! Snippets: the best window of a stored message around the query's words, with highlight spans.
 //!
-//! The stored text is re-analysed with the index analyzer (so highlights agree with what matched) but
-//! only as far as needed: analysis stops as soon as one window holds every query word. Stored text is
-//! itself bounded ([`super::schema::MAX_INDEXED_BYTES`]). The window with the most distinct query
-//! words (then the most matches, then the earliest) wins; it is widened with context on both sides
-//! to `max_chars` code points and, where a space is close, trimmed to whole words. The snippet is a
-//! verbatim substring of the message; highlight spans are code-point offsets inside it, sorted and
-//! non-overlapping. Words of negated parts of the query are not highlighted.
+//! Matches are the query's words as the index analyzer sees them, so highlights agree with what
+//! matched: ASCII messages searched for ASCII words are scanned by substring search (a match is an
+//! occurrence at a word start), anything else is re-analysed. Either way reading stops as soon as
+//! one window holds every query word, and stored text is itself bounded
+//! ([`super::schema::MAX_INDEXED_BYTES`]). The window with the most distinct query words (then the
+//! most matches, then the earliest) wins; it is widened with context on both sides to `max_chars`
+//! code points and, where a space is close, trimmed to whole words. The snippet is a verbatim
+//! substring of the message; highlight spans are code-point offsets inside it, sorted and
+//! non-overlapping. Words of negated parts of the query are not highlighted; the words of a phrase
+//! are highlighted wherever they occur.
 
 use std::ops::ControlFlow;
 
 use super::query::Node;
-use super::tokenizer::{for_each_token, Mode};
+use super::tokenizer::{for_each_token, Mode, MAX_TOKEN_CHARS};
 
 /// Most matches collected from one message.
 const MAX_MATCHES: usize = 4096;
@@ -68,6 +71,14 @@ impl Matcher {
             .map(|(_, g)| *g)
     }
 
+    /// Whether every query word is ASCII (enables the substring-search fast path).
+    fn is_ascii(&self) -> bool {
+        self.terms
+            .iter()
+            .chain(&self.prefixes)
+            .all(|(t, _)| t.is_ascii())
+    }
+
     fn all_groups_mask(&self) -> Option<u64> {
         match self.groups {
             0 => None,
@@ -84,7 +95,7 @@ pub struct Snippet {
     pub highlights: Vec<(usize, usize)>,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Match {
     byte: usize,
     chars: (usize, usize),
@@ -99,43 +110,110 @@ fn group_bit(group: u32) -> u64 {
     }
 }
 
-fn collect_matches(text: &str, matcher: &Matcher, max_chars: usize) -> Vec<Match> {
-    let full = matcher.all_groups_mask();
-    let mut matches: Vec<Match> = Vec::new();
-    // Once a window holds every query word, no later window can beat it: read on only to the end
-    // of the widest snippet that could contain it, for the extra highlights.
-    let mut stop_at: Option<usize> = None;
-    for_each_token(text, Mode::Index, |token, chars| {
-        if stop_at.is_some_and(|s| chars.0 >= s) {
+/// Gathers matches in text order and says when reading further cannot change the snippet.
+struct Gather<'m> {
+    matcher: &'m Matcher,
+    full: Option<u64>,
+    max_chars: usize,
+    /// Once a window holds every query word, no later window can beat it: read on only to the end
+    /// of the widest snippet that could contain it, for the extra highlights.
+    stop_at: Option<usize>,
+    matches: Vec<Match>,
+}
+
+impl<'m> Gather<'m> {
+    fn new(matcher: &'m Matcher, max_chars: usize) -> Self {
+        Gather {
+            matcher,
+            full: matcher.all_groups_mask(),
+            max_chars,
+            stop_at: None,
+            matches: Vec::new(),
+        }
+    }
+
+    /// Consider the token `text` at `byte` / `chars`; tokens must come in text order.
+    fn offer(&mut self, text: &str, byte: usize, chars: (usize, usize)) -> ControlFlow<()> {
+        if self.stop_at.is_some_and(|s| chars.0 >= s) {
             return ControlFlow::Break(());
         }
-        let Some(group) = matcher.group_of(&token.text) else {
+        let Some(group) = self.matcher.group_of(text) else {
             return ControlFlow::Continue(());
         };
-        matches.push(Match {
-            byte: token.offset_from,
-            chars,
-            group,
-        });
-        if matches.len() >= MAX_MATCHES {
+        self.matches.push(Match { byte, chars, group });
+        if self.matches.len() >= MAX_MATCHES {
             return ControlFlow::Break(());
         }
-        if let (Some(full), None) = (full, stop_at) {
+        if let (Some(full), None) = (self.full, self.stop_at) {
             let mut seen = 0u64;
-            for m in matches.iter().rev() {
-                if chars.1 - m.chars.0 > max_chars {
+            for m in self.matches.iter().rev() {
+                if chars.1 - m.chars.0 > self.max_chars {
                     break;
                 }
                 seen |= group_bit(m.group);
                 if seen == full {
-                    stop_at = Some(m.chars.0 + max_chars);
+                    self.stop_at = Some(m.chars.0 + self.max_chars);
                     break;
                 }
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// The query words in `text`, by re-analysing it (any text).
+fn collect_matches_analysed(text: &str, matcher: &Matcher, max_chars: usize) -> Vec<Match> {
+    let mut gather = Gather::new(matcher, max_chars);
+    for_each_token(text, Mode::Index, |token, chars| {
+        gather.offer(&token.text, token.offset_from, chars)
     });
-    matches
+    gather.matches
+}
+
+/// The query words in an ASCII `text` for ASCII query words, found by substring search instead of
+/// analysing every word: in ASCII text a word is a run of ASCII letters and digits, lowercased, so a
+/// match is an occurrence of a query word at a word start. Gives exactly the matches of
+/// [`collect_matches_analysed`] (tested below), several times faster on typical messages.
+fn collect_matches_ascii(text: &str, matcher: &Matcher, max_chars: usize) -> Vec<Match> {
+    let lower = text.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let mut starts: Vec<usize> = Vec::new();
+    for needle in matcher
+        .terms
+        .iter()
+        .map(|(t, _)| t)
+        .chain(matcher.prefixes.iter().map(|(p, _)| p))
+    {
+        starts.extend(
+            lower
+                .match_indices(needle.as_str())
+                .map(|(i, _)| i)
+                .filter(|&i| i == 0 || !bytes[i - 1].is_ascii_alphanumeric()),
+        );
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    let mut gather = Gather::new(matcher, max_chars);
+    for start in starts {
+        let end = start
+            + bytes[start..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric())
+                .count();
+        let token = &lower[start..end.min(start + MAX_TOKEN_CHARS)];
+        if gather.offer(token, start, (start, end)).is_break() {
+            break;
+        }
+    }
+    gather.matches
+}
+
+fn collect_matches(text: &str, matcher: &Matcher, max_chars: usize) -> Vec<Match> {
+    if text.is_ascii() && matcher.is_ascii() {
+        collect_matches_ascii(text, matcher, max_chars)
+    } else {
+        collect_matches_analysed(text, matcher, max_chars)
+    }
 }
 
 /// Best `[first, last]` range of matches that fits in `max_chars`.
@@ -325,6 +403,64 @@ mod tests {
     fn negated_words_are_not_highlighted() {
         let (_, words) = snip("keep drop keep", "keep -drop", 50);
         assert_eq!(words, vec!["keep", "keep"]);
+    }
+
+    #[test]
+    fn ascii_fast_path_finds_exactly_what_analysis_finds() {
+        // A small deterministic generator: words from a tiny vocabulary (so queries hit), some
+        // long words, mixed case and punctuation.
+        let vocab = [
+            "conf",
+            "config",
+            "Configure",
+            "a",
+            "ab",
+            "abc",
+            "x1",
+            "X1y",
+            "the",
+            "THE",
+        ];
+        let seps = [" ", "  ", ".", "_", "-", "\n", "(", "'"];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let queries = [
+            "conf",
+            "conf*",
+            "a*",
+            "the config",
+            "x1 ab*",
+            "\"a ab\"",
+            "configure -the",
+            "c*",
+        ];
+        for round in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..next(40) {
+                let word = vocab[next(vocab.len())];
+                text.push_str(&if next(50) == 0 {
+                    word.repeat(40)
+                } else {
+                    word.to_string()
+                });
+                text.push_str(seps[next(seps.len())]);
+            }
+            let query = queries[round % queries.len()];
+            let node = parse(query).unwrap().unwrap();
+            let matcher = Matcher::new(&node);
+            for max in [5, 40, 160] {
+                assert_eq!(
+                    collect_matches_ascii(&text, &matcher, max),
+                    collect_matches_analysed(&text, &matcher, max),
+                    "{query:?} in {text:?} ({max})"
+                );
+            }
+        }
     }
 
     #[test]

@@ -33,6 +33,8 @@ use crate::{Error, Result};
 
 /// Total indexing memory of the writer (split between its threads).
 const WRITER_MEMORY_BYTES: usize = 96 * 1024 * 1024;
+/// Most indexing threads.
+const MAX_WRITER_THREADS: usize = 4;
 /// Merge as soon as this many segments of a size class exist (tantivy's default is 8).
 const MERGE_MIN_SEGMENTS: usize = 4;
 
@@ -163,10 +165,11 @@ impl SearchIndex {
     }
 
     fn new_writer(&self, open: &Open) -> Result<Writer> {
+        // One indexing thread per core (at most 4): a bulk reindex may use the whole machine, and an
+        // idle writer costs nothing. Merges run on one more thread.
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
-            .saturating_sub(1)
-            .clamp(1, 4);
+            .clamp(1, MAX_WRITER_THREADS);
         let options = IndexWriterOptions::builder()
             .num_worker_threads(threads)
             .memory_budget_per_thread(WRITER_MEMORY_BYTES / threads)
@@ -184,6 +187,9 @@ impl SearchIndex {
         let mut policy = LogMergePolicy::default();
         policy.set_min_num_segments(MERGE_MIN_SEGMENTS);
         writer.set_merge_policy(Box::new(policy));
+        // Another process may have committed since our reader last looked: the writer lock is ours
+        // now, so this view is final until we commit.
+        open.reader.reload().map_err(tantivy_error)?;
         let searcher = open.reader.searcher();
         let mut max_rowid = None;
         for segment in searcher.segment_readers() {
