@@ -67,7 +67,7 @@ pub struct ScanResult {
 /// Collect the hits of one text (at decode depth `depth`) into `out`, unsorted and possibly repeated.
 fn scan_into(text: &str, depth: u32, table: &'static Table, out: &mut Vec<Hit>) {
     let ascii = text.is_ascii();
-    if !ascii {
+    if !ascii && text.chars().any(|c| unicode::maybe_special(c as u32)) {
         let cps: Vec<u32> = text.chars().map(|c| c as u32).collect();
         unicode::findings(&cps, depth, table, out);
     }
@@ -194,5 +194,79 @@ mod tests {
             .findings
             .iter()
             .any(|f| f.rule_id == "obfuscation.base64_payload" && f.start == 5));
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+
+    /// Stage timings over `$SCAN_TIMING_FILE` (NUL-separated texts); run with `--ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn stage_timings() {
+        let Ok(path) = std::env::var("SCAN_TIMING_FILE") else {
+            return;
+        };
+        let data = std::fs::read_to_string(path).unwrap();
+        let texts: Vec<&str> = data.split('\0').collect();
+        let table = table::table().unwrap();
+        let mb = data.len() as f64 / 1e6;
+        let t = std::time::Instant::now();
+        for s in &texts {
+            let ascii = s.is_ascii();
+            let raw = normalize::raw_view(s, ascii);
+            let (fold, _) = normalize::fold_view(s, ascii, table);
+            let (words, _) = normalize::words_view(&fold);
+            std::hint::black_box((raw, words));
+        }
+        println!("views      {:8.1} MB/s", mb / t.elapsed().as_secs_f64());
+        let views: Vec<_> = texts
+            .iter()
+            .map(|s| {
+                let ascii = s.is_ascii();
+                let (fold, _) = normalize::fold_view(s, ascii, table);
+                let (words, _) = normalize::words_view(&fold);
+                (normalize::raw_view(s, ascii), fold, words)
+            })
+            .collect();
+        for (name, kind) in [("raw", ViewKind::Raw), ("fold", ViewKind::Fold), ("words", ViewKind::Words)] {
+            let pre = &table.prefilters[&kind];
+            let t = std::time::Instant::now();
+            let mut n = 0;
+            for (r, f, w) in &views {
+                let v = match kind {
+                    ViewKind::Raw => r,
+                    ViewKind::Fold => f,
+                    _ => w,
+                };
+                n += pre.automaton.find_overlapping_iter(&*v.text).count();
+            }
+            let ac = t.elapsed().as_secs_f64();
+            let t = std::time::Instant::now();
+            let mut out = Vec::new();
+            for (r, f, w) in &views {
+                let v = match kind {
+                    ViewKind::Raw => r,
+                    ViewKind::Fold => f,
+                    _ => w,
+                };
+                matcher::match_view(kind, v, table, &mut out);
+            }
+            let all = t.elapsed().as_secs_f64();
+            println!("{name:6} ac {:8.1} MB/s ({n} hits), ac+regex {:8.1} MB/s", mb / ac, mb / all);
+        }
+        let t = std::time::Instant::now();
+        let mut out = Vec::new();
+        for s in &texts {
+            let raw = normalize::raw_view(s, s.is_ascii());
+            decode::base64_findings(&raw, 0, table, &mut out);
+        }
+        println!("base64     {:8.1} MB/s", mb / t.elapsed().as_secs_f64());
+        let t = std::time::Instant::now();
+        for s in &texts {
+            std::hint::black_box(scan(s).unwrap());
+        }
+        println!("total      {:8.1} MB/s", mb / t.elapsed().as_secs_f64());
     }
 }

@@ -140,7 +140,17 @@ pub fn words_view<'a>(fold: &View<'_>) -> (View<'a>, bool) {
     let text = &fold.text;
     let spans = token_spans(text);
     let mut joined = false;
-    let mut tokens: Vec<Vec<usize>> = Vec::with_capacity(spans.len());
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut origin = Vec::with_capacity(text.len());
+    // Fold position of the last character of the previous token; the space before the next token
+    // stands for the separator right after it.
+    let mut prev_last: Option<usize> = None;
+    let mut space = |bytes: &mut Vec<u8>, origin: &mut Vec<u32>, prev: Option<usize>| {
+        if let Some(last) = prev {
+            bytes.push(b' ');
+            origin.push(fold.origin(last + 1) as u32);
+        }
+    };
     let mut i = 0;
     while i < spans.len() {
         let (s, e) = spans[i];
@@ -156,30 +166,29 @@ pub fn words_view<'a>(fold: &View<'_>) -> (View<'a>, bool) {
                 j += 1;
             }
             if j - i + 1 >= 3 {
-                tokens.push((i..=j).map(|k| spans[k].0).collect());
                 joined = true;
+                space(&mut bytes, &mut origin, prev_last);
+                let letters = || spans[i..=j].iter().map(|&(p, _)| p);
+                let mixed = letters().any(|p| text[p].is_ascii_digit())
+                    && letters().any(|p| text[p].is_ascii_lowercase());
+                for p in letters() {
+                    bytes.push(if mixed { leet(text[p]) } else { text[p] });
+                    origin.push(fold.origin(p) as u32);
+                }
+                prev_last = Some(spans[j].0);
                 i = j + 1;
                 continue;
             }
         }
-        tokens.push((s..e).collect());
-        i += 1;
-    }
-    let mut bytes = Vec::with_capacity(text.len());
-    let mut origin = Vec::with_capacity(text.len());
-    for (n, positions) in tokens.iter().enumerate() {
-        if n > 0 {
-            bytes.push(b' ');
-            let last = *tokens[n - 1].last().unwrap_or(&0);
-            origin.push(fold.origin(last + 1) as u32);
-        }
-        let all_digits = positions.iter().all(|&p| text[p].is_ascii_digit());
-        let all_letters = positions.iter().all(|&p| text[p].is_ascii_lowercase());
-        for &p in positions {
-            let b = text[p];
-            bytes.push(if all_digits || all_letters { b } else { leet(b) });
+        space(&mut bytes, &mut origin, prev_last);
+        let word = &text[s..e];
+        let mixed = word.iter().any(u8::is_ascii_digit) && word.iter().any(u8::is_ascii_lowercase);
+        for (p, &b) in (s..e).zip(word) {
+            bytes.push(if mixed { leet(b) } else { b });
             origin.push(fold.origin(p) as u32);
         }
+        prev_last = Some(e - 1);
+        i += 1;
     }
     (
         View {

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Deserialize;
 
@@ -251,6 +251,7 @@ fn prefilter(kind: ViewKind, raws: &[RawRule], rules: &[Rule]) -> Result<Prefilt
     }
     let automaton = AhoCorasickBuilder::new()
         .match_kind(MatchKind::Standard)
+        .kind(Some(AhoCorasickKind::DFA))
         .ascii_case_insensitive(kind == ViewKind::Raw)
         .build(&literals)
         .map_err(|e| bad(format!("prefilter: {e}")))?;

@@ -86,9 +86,18 @@ fn valid_flag_tags(cps: &[u32]) -> Vec<bool> {
     valid
 }
 
+/// Whether a code point can trigger a Unicode rule at all: the cheap test that lets ordinary text skip
+/// classification.
+pub fn maybe_special(cp: u32) -> bool {
+    matches!(cp,
+        0x00AD | 0x061C | 0x115F..=0x1160 | 0x200B..=0x206F | 0x3164 | 0xFE00..=0xFE0F | 0xFEFF
+        | 0xFFA0 | 0xFFF9..=0xFFFB | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0000..=0xE01EF)
+}
+
 fn classify(cps: &[u32], table: &Table) -> Vec<Option<Kind>> {
     let r = &table.ranges;
-    let has_rtl = cps.iter().any(|&cp| cp >= 0x590 && r.rtl.contains(cp));
+    let has_rtl = cps.iter().any(|cp| EMBEDDINGS.contains(cp))
+        && cps.iter().any(|&cp| cp >= 0x590 && r.rtl.contains(cp));
     let flags = if cps.iter().any(|cp| (0xE0000..=0xE007F).contains(cp)) {
         valid_flag_tags(cps)
     } else {
@@ -98,6 +107,9 @@ fn classify(cps: &[u32], table: &Table) -> Vec<Option<Kind>> {
     (0..n)
         .map(|i| {
             let cp = cps[i];
+            if !maybe_special(cp) {
+                return None;
+            }
             let prev = if i > 0 { cps[i - 1] } else { NONE };
             let next = if i + 1 < n { cps[i + 1] } else { NONE };
             if ZERO_WIDTH.contains(&cp) {
