@@ -13,8 +13,9 @@ The algorithm, shared with ``hermes_native/src/scan/``:
 2. Views of the text (see the header of rules.toml): ``raw``, ``fold``, ``words`` and, when letter
    spacing or invisible characters were seen, ``squeeze``. Each view keeps a map from its positions back
    to code-point offsets in the original text.
-3. For each rule: find every (overlapping) occurrence of its literals in its view, open a window of
-   ``SPAN`` characters either side of each, merge overlapping windows, and run the regex over each
+3. For each rule whose literal groups (``any`` and each ``also``) all occur in its view: find every
+   (overlapping) occurrence of its ``any`` literals, open a window of ``SPAN`` characters either side of
+   each, merge overlapping windows, and run the regex over each
    window (``finditer(view, start, end)``: look-behind context is the whole view, the end is cut).
 4. Decoders: base64 runs, tag-character runs and text under a right-to-left override are decoded and
    scanned again (up to ``MAX_DEPTH`` levels); what they find is reported on the encoded span.
@@ -53,6 +54,7 @@ class Rule:
     view: str
     description: str
     literals: tuple[str, ...]
+    also: tuple[tuple[str, ...], ...]
     regex: re.Pattern[str]
     secret_check: bool
     min_distinct: int
@@ -111,6 +113,7 @@ def table() -> Table:
                 view=raw["view"],
                 description=raw["description"],
                 literals=tuple(lit.lower() for lit in raw["any"]),
+                also=tuple(tuple(lit.lower() for lit in g) for g in raw.get("also", [])),
                 regex=re.compile(pattern, re.ASCII),
                 secret_check=raw.get("check") == "secret",
                 min_distinct=raw.get("min_distinct", 10),
@@ -272,7 +275,10 @@ def _match_rules(text: str, views: dict[str, View], out: set[Finding]) -> None:
         if view is None:
             continue
         hay = lowered[rule.view]
-        if not any(lit in hay for lit in rule.literals):  # cheap prefilter
+        # cheap prefilter: a literal of every group must occur
+        if not any(lit in hay for lit in rule.literals):
+            continue
+        if not all(any(lit in hay for lit in group) for group in rule.also):
             continue
         for ws, we in _windows(hay, rule.literals):
             for m in rule.regex.finditer(view.text, ws, we):

@@ -26,7 +26,7 @@ def test_safe_text_exits_zero() -> None:
 def test_flagged_text_shows_reason_and_findings_and_exits_one() -> None:
     code, out = run(stdin=f"note\n{ATTACK}\n")
     assert code == 1
-    assert out.startswith("dangerous - 1 finding")
+    assert out.startswith("dangerous - ")
     assert "prompt injection: 'Ignore all previous instructions'" in out
     assert "injection.ignore_previous" in out
     assert "5-37" in out

@@ -3,9 +3,7 @@
 //! occurrences (merged where they overlap). Look-behind context (`\b`, `^`) is the whole view; the window
 //! end cuts the haystack. The Python reference does exactly the same, so findings agree.
 
-use super::normalize::View;
-use super::table::{Rule, Table, ViewKind};
-use super::Hit;
+use super::table::{Prefilter, Rule, Table, ViewKind};
 
 /// Bytes of context on each side of a literal occurrence.
 pub const SPAN: usize = 512;
@@ -49,9 +47,16 @@ fn merge(mut wins: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
     merged
 }
 
-fn run_rule(rule: &'static Rule, view: &View<'_>, windows: Vec<(usize, usize)>, out: &mut Vec<Hit>) {
-    let hay: &[u8] = &view.text;
-    for (ws, we) in merge(windows) {
+/// A rule match in view coordinates (of the rule's view).
+#[derive(Debug, Clone, Copy)]
+pub struct ViewHit {
+    pub start: usize,
+    pub end: usize,
+    pub rule: &'static Rule,
+}
+
+fn run_rule(rule: &'static Rule, hay: &[u8], windows: &[(usize, usize)], out: &mut Vec<ViewHit>) {
+    for (ws, we) in merge(windows.to_vec()) {
         let window = &hay[..we];
         let mut pos = ws;
         while pos <= we {
@@ -78,32 +83,55 @@ fn run_rule(rule: &'static Rule, view: &View<'_>, windows: Vec<(usize, usize)>, 
                     continue;
                 }
             }
-            let (start, end) = view.span(ms, me);
-            out.push(Hit::new(start, end, &rule.info));
+            out.push(ViewHit {
+                start: ms,
+                end: me,
+                rule,
+            });
         }
     }
 }
 
-/// Run every rule of `kind` whose literals occur in `view`.
-pub fn match_view(kind: ViewKind, view: &View<'_>, table: &'static Table, out: &mut Vec<Hit>) {
-    let Some(pre) = table.prefilters.get(&kind) else {
-        return;
-    };
-    let hay: &[u8] = &view.text;
-    let n = hay.len();
-    let mut windows: Vec<Vec<(usize, usize)>> = Vec::new();
-    for m in pre.automaton.find_overlapping_iter(hay) {
-        let win = (m.start().saturating_sub(SPAN), (m.end() + SPAN).min(n));
-        for &rule in &pre.rules_of[m.pattern().as_usize()] {
-            if windows.len() <= rule {
-                windows.resize_with(rule + 1, Vec::new);
+/// Run the rules of `pre` whose literal groups all occur in `scan_hay`. Windows are positions in
+/// `scan_hay`; each rule's regex runs on `hay_of(rule.view)`, which must have the same length.
+pub fn match_views<'h>(
+    pre: &Prefilter,
+    scan_hay: &[u8],
+    hay_of: impl Fn(ViewKind) -> &'h [u8],
+    table: &'static Table,
+    out: &mut Vec<ViewHit>,
+) {
+    let n = scan_hay.len();
+    let mut masks: Vec<u8> = vec![0; table.rules.len()];
+    let mut wins: Vec<(usize, usize, usize)> = Vec::new();
+    for m in pre.automaton.find_overlapping_iter(scan_hay) {
+        for &(rule, group) in &pre.rules_of[m.pattern().as_usize()] {
+            masks[rule] |= 1 << group;
+            if group == 0 {
+                wins.push((
+                    rule,
+                    m.start().saturating_sub(SPAN),
+                    (m.end() + SPAN).min(n),
+                ));
             }
-            windows[rule].push(win);
         }
     }
-    for (i, wins) in windows.into_iter().enumerate() {
-        if !wins.is_empty() {
-            run_rule(&table.rules[i], view, wins, out);
+    if wins.is_empty() {
+        return;
+    }
+    wins.sort_unstable();
+    let mut i = 0;
+    let mut windows: Vec<(usize, usize)> = Vec::new();
+    while i < wins.len() {
+        let rule = wins[i].0;
+        windows.clear();
+        while i < wins.len() && wins[i].0 == rule {
+            windows.push((wins[i].1, wins[i].2));
+            i += 1;
+        }
+        let r = &table.rules[rule];
+        if masks[rule] == r.full_mask {
+            run_rule(r, hay_of(r.view), &windows, out);
         }
     }
 }

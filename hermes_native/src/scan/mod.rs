@@ -73,13 +73,46 @@ fn scan_into(text: &str, depth: u32, table: &'static Table, out: &mut Vec<Hit>) 
     }
     let raw = normalize::raw_view(text, ascii);
     let (fold, dropped) = normalize::fold_view(text, ascii, table);
-    let (words, joined) = normalize::words_view(&fold);
-    matcher::match_view(ViewKind::Raw, &raw, table, out);
-    matcher::match_view(ViewKind::Fold, &fold, table, out);
-    matcher::match_view(ViewKind::Words, &words, table, out);
-    if joined || dropped {
-        let squeeze = normalize::squeeze_view(&words);
-        matcher::match_view(ViewKind::Squeeze, &squeeze, table, out);
+    // Offset maps of the words and squeeze views are only built when one of their rules fires.
+    let (words, joined) = normalize::words_view(&fold, false);
+    let mut hits = Vec::new();
+    let hay = |kind: ViewKind| -> &[u8] {
+        match kind {
+            ViewKind::Raw => &raw.text,
+            _ => &fold.text,
+        }
+    };
+    if ascii {
+        matcher::match_views(&table.fused, &fold.text, hay, table, &mut hits);
+    } else {
+        let pre = &table.prefilters;
+        matcher::match_views(&pre[&ViewKind::Raw], &raw.text, hay, table, &mut hits);
+        matcher::match_views(&pre[&ViewKind::Fold], &fold.text, hay, table, &mut hits);
+    }
+    let mut word_hits = Vec::new();
+    let pre = &table.prefilters[&ViewKind::Words];
+    matcher::match_views(pre, &words.text, |_| &words.text, table, &mut word_hits);
+    let squeeze = (joined || dropped).then(|| normalize::squeeze_view(&words));
+    if let Some(sq) = &squeeze {
+        let pre = &table.prefilters[&ViewKind::Squeeze];
+        matcher::match_views(pre, &sq.text, |_| &sq.text, table, &mut word_hits);
+    }
+    for h in hits {
+        let view = if h.rule.view == ViewKind::Raw { &raw } else { &fold };
+        let (start, end) = view.span(h.start, h.end);
+        out.push(Hit::new(start, end, &h.rule.info));
+    }
+    if !word_hits.is_empty() {
+        let (words, _) = normalize::words_view(&fold, true);
+        let squeeze = squeeze.map(|_| normalize::squeeze_view(&words));
+        for h in word_hits {
+            let view = match (&squeeze, h.rule.view) {
+                (Some(sq), ViewKind::Squeeze) => sq,
+                _ => &words,
+            };
+            let (start, end) = view.span(h.start, h.end);
+            out.push(Hit::new(start, end, &h.rule.info));
+        }
     }
     if depth < decode::MAX_DEPTH {
         decode::base64_findings(&raw, depth, table, out);
@@ -217,7 +250,7 @@ mod timing {
             let ascii = s.is_ascii();
             let raw = normalize::raw_view(s, ascii);
             let (fold, _) = normalize::fold_view(s, ascii, table);
-            let (words, _) = normalize::words_view(&fold);
+            let (words, _) = normalize::words_view(&fold, false);
             std::hint::black_box((raw, words));
         }
         println!("views      {:8.1} MB/s", mb / t.elapsed().as_secs_f64());
@@ -226,7 +259,7 @@ mod timing {
             .map(|s| {
                 let ascii = s.is_ascii();
                 let (fold, _) = normalize::fold_view(s, ascii, table);
-                let (words, _) = normalize::words_view(&fold);
+                let (words, _) = normalize::words_view(&fold, false);
                 (normalize::raw_view(s, ascii), fold, words)
             })
             .collect();
@@ -251,7 +284,8 @@ mod timing {
                     ViewKind::Fold => f,
                     _ => w,
                 };
-                matcher::match_view(kind, v, table, &mut out);
+                let pre = &table.prefilters[&kind];
+                matcher::match_views(pre, &v.text, |_| &v.text, table, &mut out);
             }
             let all = t.elapsed().as_secs_f64();
             println!("{name:6} ac {:8.1} MB/s ({n} hits), ac+regex {:8.1} MB/s", mb / ac, mb / all);

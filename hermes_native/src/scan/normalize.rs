@@ -136,19 +136,21 @@ fn leet(b: u8) -> u8 {
 /// Tokens are joined by single spaces. A run of three or more one-character tokens separated by the same
 /// single non-newline character is joined into one token. Digits inside a token that also has letters
 /// are read as leetspeak.
-pub fn words_view<'a>(fold: &View<'_>) -> (View<'a>, bool) {
+pub fn words_view<'a>(fold: &View<'_>, with_origin: bool) -> (View<'a>, bool) {
     let text = &fold.text;
     let spans = token_spans(text);
     let mut joined = false;
     let mut bytes = Vec::with_capacity(text.len());
-    let mut origin = Vec::with_capacity(text.len());
+    let mut origin = Vec::with_capacity(if with_origin { text.len() } else { 0 });
     // Fold position of the last character of the previous token; the space before the next token
     // stands for the separator right after it.
     let mut prev_last: Option<usize> = None;
-    let mut space = |bytes: &mut Vec<u8>, origin: &mut Vec<u32>, prev: Option<usize>| {
+    let space = |bytes: &mut Vec<u8>, origin: &mut Vec<u32>, prev: Option<usize>| {
         if let Some(last) = prev {
             bytes.push(b' ');
-            origin.push(fold.origin(last + 1) as u32);
+            if with_origin {
+                origin.push(fold.origin(last + 1) as u32);
+            }
         }
     };
     let mut i = 0;
@@ -173,7 +175,9 @@ pub fn words_view<'a>(fold: &View<'_>) -> (View<'a>, bool) {
                     && letters().any(|p| text[p].is_ascii_lowercase());
                 for p in letters() {
                     bytes.push(if mixed { leet(text[p]) } else { text[p] });
-                    origin.push(fold.origin(p) as u32);
+                }
+                if with_origin {
+                    origin.extend(letters().map(|p| fold.origin(p) as u32));
                 }
                 prev_last = Some(spans[j].0);
                 i = j + 1;
@@ -183,9 +187,13 @@ pub fn words_view<'a>(fold: &View<'_>) -> (View<'a>, bool) {
         space(&mut bytes, &mut origin, prev_last);
         let word = &text[s..e];
         let mixed = word.iter().any(u8::is_ascii_digit) && word.iter().any(u8::is_ascii_lowercase);
-        for (p, &b) in (s..e).zip(word) {
-            bytes.push(if mixed { leet(b) } else { b });
-            origin.push(fold.origin(p) as u32);
+        if mixed {
+            bytes.extend(word.iter().map(|&b| leet(b)));
+        } else {
+            bytes.extend_from_slice(word);
+        }
+        if with_origin {
+            origin.extend((s..e).map(|p| fold.origin(p) as u32));
         }
         prev_last = Some(e - 1);
         i += 1;
@@ -193,25 +201,29 @@ pub fn words_view<'a>(fold: &View<'_>) -> (View<'a>, bool) {
     (
         View {
             text: Cow::Owned(bytes),
-            origin: Some(origin),
+            origin: with_origin.then_some(origin),
         },
         joined,
     )
 }
 
 /// The squeeze view: the words view without its spaces.
+///
+/// Its offset map is built only when `words` has one.
 pub fn squeeze_view<'a>(words: &View<'_>) -> View<'a> {
-    let mut bytes = Vec::with_capacity(words.text.len());
-    let mut origin = Vec::with_capacity(words.text.len());
-    for (i, &b) in words.text.iter().enumerate() {
-        if b != b' ' {
-            bytes.push(b);
-            origin.push(words.origin(i) as u32);
-        }
-    }
+    let bytes = words.text.iter().copied().filter(|&b| b != b' ').collect();
+    let origin = words.origin.as_ref().map(|map| {
+        words
+            .text
+            .iter()
+            .zip(map)
+            .filter(|(&b, _)| b != b' ')
+            .map(|(_, &o)| o)
+            .collect()
+    });
     View {
         text: Cow::Owned(bytes),
-        origin: Some(origin),
+        origin,
     }
 }
 
@@ -223,7 +235,7 @@ mod tests {
     fn words(s: &str) -> String {
         let t = table().unwrap();
         let (fold, _) = fold_view(s, s.is_ascii(), t);
-        let (w, _) = words_view(&fold);
+        let (w, _) = words_view(&fold, true);
         String::from_utf8(w.text.into_owned()).unwrap()
     }
 

@@ -60,6 +60,8 @@ pub struct RuleInfo {
 pub struct Rule {
     pub info: RuleInfo,
     pub view: ViewKind,
+    /// Bit mask with one bit per literal group (`any` is bit 0, each `also` group the next bits).
+    pub full_mask: u8,
     pub regex: Regex,
     pub secret_check: bool,
     pub min_distinct: usize,
@@ -69,8 +71,8 @@ pub struct Rule {
 #[derive(Debug)]
 pub struct Prefilter {
     pub automaton: AhoCorasick,
-    /// For each literal (pattern id), the rules (indices into `Table::rules`) it stands for.
-    pub rules_of: Vec<Vec<usize>>,
+    /// For each literal (pattern id), the (rule index, literal group) pairs it stands for.
+    pub rules_of: Vec<Vec<(usize, u8)>>,
 }
 
 /// Inclusive code-point ranges, sorted, for membership tests.
@@ -100,6 +102,9 @@ pub struct Table {
     pub rules: Vec<Rule>,
     pub builtins: Vec<RuleInfo>,
     pub prefilters: HashMap<ViewKind, Prefilter>,
+    /// Raw and fold literals in one automaton, run over the fold view of ASCII text (where the fold view
+    /// is the lowercased raw view, position for position).
+    pub fused: Prefilter,
     pub ranges: UnicodeRanges,
     /// Sorted (code point, folded text) pairs for non-ASCII code points that do not fold to themselves.
     fold: Vec<(u32, Box<str>)>,
@@ -123,6 +128,8 @@ struct RawRule {
     view: String,
     description: String,
     any: Vec<String>,
+    #[serde(default)]
+    also: Vec<Vec<String>>,
     pattern: String,
     check: Option<String>,
     min_distinct: Option<usize>,
@@ -212,7 +219,11 @@ fn compile(raw: &RawRule, defs: &BTreeMap<String, String>) -> Result<Rule> {
         Some("secret") => true,
         Some(other) => return Err(bad(format!("rule {}: unknown check {other:?}", raw.id))),
     };
+    if raw.also.len() > 7 {
+        return Err(bad(format!("rule {}: at most 7 `also` groups", raw.id)));
+    }
     Ok(Rule {
+        full_mask: ((1u16 << (raw.also.len() + 1)) - 1) as u8,
         info: RuleInfo {
             id: raw.id.clone(),
             category: raw.category.clone(),
@@ -226,33 +237,38 @@ fn compile(raw: &RawRule, defs: &BTreeMap<String, String>) -> Result<Rule> {
     })
 }
 
-fn prefilter(kind: ViewKind, raws: &[RawRule], rules: &[Rule]) -> Result<Prefilter> {
+fn prefilter(kinds: &[ViewKind], raws: &[RawRule], rules: &[Rule]) -> Result<Prefilter> {
     let mut literals: Vec<String> = Vec::new();
-    let mut rules_of: Vec<Vec<usize>> = Vec::new();
+    let mut rules_of: Vec<Vec<(usize, u8)>> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     for (i, (raw, rule)) in raws.iter().zip(rules).enumerate() {
-        if rule.view != kind {
+        if !kinds.contains(&rule.view) {
             continue;
         }
-        if raw.any.is_empty() {
-            return Err(bad(format!("rule {} has no literals", raw.id)));
+        if raw.any.is_empty() || raw.also.iter().any(Vec::is_empty) {
+            return Err(bad(format!("rule {} has an empty literal group", raw.id)));
         }
-        for lit in &raw.any {
-            let lit = lit.to_lowercase();
-            let id = *index.entry(lit.clone()).or_insert_with(|| {
-                literals.push(lit);
-                rules_of.push(Vec::new());
-                rules_of.len() - 1
-            });
-            if !rules_of[id].contains(&i) {
-                rules_of[id].push(i);
+        let groups = std::iter::once(&raw.any).chain(&raw.also);
+        for (group, lits) in groups.enumerate() {
+            for lit in lits {
+                let lit = lit.to_lowercase();
+                let id = *index.entry(lit.clone()).or_insert_with(|| {
+                    literals.push(lit);
+                    rules_of.push(Vec::new());
+                    rules_of.len() - 1
+                });
+                let entry = (i, group as u8);
+                if !rules_of[id].contains(&entry) {
+                    rules_of[id].push(entry);
+                }
             }
         }
     }
     let automaton = AhoCorasickBuilder::new()
         .match_kind(MatchKind::Standard)
         .kind(Some(AhoCorasickKind::DFA))
-        .ascii_case_insensitive(kind == ViewKind::Raw)
+        .prefilter(false)
+        .ascii_case_insensitive(kinds == [ViewKind::Raw])
         .build(&literals)
         .map_err(|e| bad(format!("prefilter: {e}")))?;
     Ok(Prefilter {
@@ -272,8 +288,9 @@ impl Table {
             .collect::<Result<Vec<_>>>()?;
         let mut prefilters = HashMap::new();
         for kind in VIEW_KINDS {
-            prefilters.insert(kind, prefilter(kind, &raw.rule, &rules)?);
+            prefilters.insert(kind, prefilter(&[kind], &raw.rule, &rules)?);
         }
+        let fused = prefilter(&[ViewKind::Raw, ViewKind::Fold], &raw.rule, &rules)?;
         let builtins = raw
             .builtin
             .iter()
@@ -309,6 +326,7 @@ impl Table {
             rules,
             builtins,
             prefilters,
+            fused,
             ranges,
             fold: parse_fold(FOLD_TSV)?,
             builtin_index,
