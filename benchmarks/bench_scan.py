@@ -40,17 +40,23 @@ NOTES = [
 MULTILINGUAL = [
     "Der Benutzer bevorzugt kurze Antworten über {name}.",
     "Le projet {name} utilise PostgreSQL {port}.",
-    "用户喜欢简洁的回答，项目 {name} 使用 Rust。",
+    "用户喜欢简洁的回答。项目 {name} 使用 Rust。",
     "ユーザーは {name} のレビューを日本語で希望しています。",
     "המשתמש מעדיף תשובות קצרות על {name}.",
     "Пользователь работает над проектом {name} 👍",
     "مستخدم يفضل الإجابات القصيرة حول {name}",
-    "Family trip 👨\u200d👩\u200d👧\u200d👦 to 🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+    "Family trip 👨\u200d👩\u200d👧\u200d👦 to "
+    "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
 ]
 WORDS = dict(
-    lang=["German", "English", "French"], style=["strict", "gentle"], env=["staging", "prod", "dev"],
-    name=["billing", "search", "auth", "gateway", "ledger", "hermes"], port=["5432", "8080", "6379"],
-    person=["Maria", "Dan", "Aiko", "Omar"], days=["30", "90"], day=["Monday", "Thursday"],
+    lang=["German", "English", "French"],
+    style=["strict", "gentle"],
+    env=["staging", "prod", "dev"],
+    name=["billing", "search", "auth", "gateway", "ledger", "hermes"],
+    port=["5432", "8080", "6379"],
+    person=["Maria", "Dan", "Aiko", "Omar"],
+    days=["30", "90"],
+    day=["Monday", "Thursday"],
     hour=["9", "14"],
 )
 
@@ -111,26 +117,47 @@ def main() -> int:
     ref_mbps = ref_size / 1e6 / t_ref
     rows = [
         ("python reference (prefiltered), entries", ref_mbps, 1.0),
-        ("native scan() per entry", ref_size / 1e6 / t_single, ref_size / 1e6 / t_single / ref_mbps),
+        (
+            "native scan() per entry",
+            ref_size / 1e6 / t_single,
+            ref_size / 1e6 / t_single / ref_mbps,
+        ),
         ("native scan_batch(), entries", mb / t_batch, mb / t_batch / ref_mbps),
-        ("native scan(), one large text", len(big.encode()) / 1e6 / t_big,
-         len(big.encode()) / 1e6 / t_big / ref_mbps),
+        (
+            "native scan(), one large text",
+            len(big.encode()) / 1e6 / t_big,
+            len(big.encode()) / 1e6 / t_big / ref_mbps,
+        ),
     ]
-    print(f"data: {len(entries)} entries, {mb:.1f} MB, {flagged} flagged; reference on {ref_size/1e6:.2f} MB")
+    print(
+        f"data: {len(entries)} entries, {mb:.1f} MB, {flagged} flagged; "
+        f"reference on {ref_size / 1e6:.2f} MB"
+    )
     print(f"{'':42} {'MB/s':>9} {'x ref':>8}")
     for name, mbps, ratio in rows:
         print(f"{name:42} {mbps:9.1f} {ratio:8.1f}")
     batch_mbps = rows[2][1]
     met = batch_mbps >= GOAL_MBPS and rows[2][2] >= GOAL_RATIO
-    print(f"goal: >= {GOAL_MBPS:.0f} MB/s and >= {GOAL_RATIO:.0f}x reference (batch): "
-          f"{'met' if met else 'not met'}; identical findings: {'yes' if agree else 'NO'}")
+    print(
+        f"goal: >= {GOAL_MBPS:.0f} MB/s and >= {GOAL_RATIO:.0f}x reference (batch): "
+        f"{'met' if met else 'not met'}; identical findings: {'yes' if agree else 'NO'}"
+    )
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "scan.json").write_text(json.dumps({
-        "bytes": total, "entries": len(entries), "reference_bytes": ref_size,
-        "rows": [{"name": n, "mb_per_s": m, "ratio": r} for n, m, r in rows],
-        "goal_mb_per_s": GOAL_MBPS, "goal_ratio": GOAL_RATIO, "goal_met": met,
-        "identical_findings": agree,
-    }, indent=2))
+    (RESULTS / "scan.json").write_text(
+        json.dumps(
+            {
+                "bytes": total,
+                "entries": len(entries),
+                "reference_bytes": ref_size,
+                "rows": [{"name": n, "mb_per_s": m, "ratio": r} for n, m, r in rows],
+                "goal_mb_per_s": GOAL_MBPS,
+                "goal_ratio": GOAL_RATIO,
+                "goal_met": met,
+                "identical_findings": agree,
+            },
+            indent=2,
+        )
+    )
     return 0 if agree else 1
 
 

@@ -77,8 +77,12 @@ def _show_rules(console: Console) -> None:
     default="-",
     metavar="[FILE|-]",
 )
-@click.option("--lines", is_flag=True, help="Scan each line on its own (one memory entry per line).")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per entry: verdict, findings.")
+@click.option(
+    "--lines", is_flag=True, help="Scan each line on its own (one memory entry per line)."
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="One JSON object per entry: verdict, findings."
+)
 @click.option("--rules", "list_rules", is_flag=True, help="List the scanner's rules and exit.")
 def scan_command(source: TextIO, lines: bool, as_json: bool, list_rules: bool) -> None:
     """Scan text for prompt injection, exfiltration, persistence, secrets and hidden Unicode.
@@ -109,6 +113,7 @@ def scan_command(source: TextIO, lines: bool, as_json: bool, list_rules: bool) -
             click.echo(_as_json(results[0]))
         else:
             _show(console, results[0])
-    # sys.exit, not click's Exit: the top-level runner calls click in non-standalone mode, where click
+    # sys.exit, not click's Exit: the top-level runner calls click in non-standalone mode, where
+    # click
     # returns Exit codes instead of exiting with them.
     sys.exit(EXIT_FLAGGED if any(r.flagged for r in results) else EXIT_SAFE)

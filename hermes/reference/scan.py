@@ -1,25 +1,32 @@
 """Pure-Python reference of the native threat scanner (``hermes._native.scan``).
 
-Used only by differential tests and benchmarks: it must produce findings IDENTICAL to the Rust scanner.
+Used only by differential tests and benchmarks: it must produce findings IDENTICAL to the Rust
+scanner.
 Both read the same rule table (``hermes_native/src/scan/rules.toml``) and fold table
-(``hermes_native/src/scan/fold.tsv``) from the source tree, so this module only works from a checkout
+(``hermes_native/src/scan/fold.tsv``) from the source tree, so this module only works from a
+checkout
 (which is where tests and benchmarks run).
 
 The algorithm, shared with ``hermes_native/src/scan/``:
 
-1. Unicode rules over the original code points (zero-width, bidi, tags, variation selectors, fillers),
-   with the benign contexts (emoji ZWJ sequences, subdivision flags, ideographic variation sequences,
+1. Unicode rules over the original code points (zero-width, bidi, tags, variation selectors,
+fillers),
+   with the benign contexts (emoji ZWJ sequences, subdivision flags, ideographic variation
+   sequences,
    joining scripts, right-to-left text) exempted.
 2. Views of the text (see the header of rules.toml): ``raw``, ``fold``, ``words`` and, when letter
-   spacing or invisible characters were seen, ``squeeze``. Each view keeps a map from its positions back
+   spacing or invisible characters were seen, ``squeeze``. Each view keeps a map from its positions
+   back
    to code-point offsets in the original text.
 3. For each rule whose literal groups (``any`` and each ``also``) all occur in its view: find every
-   (overlapping) occurrence of its ``any`` literals, open a window of ``SPAN`` characters either side of
+   (overlapping) occurrence of its ``any`` literals, open a window of ``SPAN`` characters either
+   side of
    each, merge overlapping windows, and run the regex over each
    window (``finditer(view, start, end)``: look-behind context is the whole view, the end is cut).
 4. Decoders: base64 runs, tag-character runs and text under a right-to-left override are decoded and
    scanned again (up to ``MAX_DEPTH`` levels); what they find is reported on the encoded span.
-5. Findings are de-duplicated and sorted by (start, end, rule_id); the verdict is the worst severity,
+5. Findings are de-duplicated and sorted by (start, end, rule_id); the verdict is the worst
+severity,
    raised to dangerous when caution findings come from two categories or number three or more.
 """
 
@@ -134,7 +141,7 @@ def rules() -> list[tuple[str, str, str, str]]:
     return out
 
 
-# --- views -----------------------------------------------------------------------------------------
+# --- views ----------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -176,7 +183,8 @@ _LEET = str.maketrans("013457", "oieast")
 
 
 def words_view(fold: View) -> tuple[View, bool]:
-    """Words of the fold view joined by single spaces; also whether a letter-spaced run was joined."""
+    """Words of the fold view joined by single spaces; also whether a letter-spaced run was
+    joined."""
     spans = [(m.start(), m.end()) for m in _TOKEN.finditer(fold.text)]
     joined = False
     tokens: list[list[int]] = []  # each token as a list of fold positions
@@ -221,7 +229,8 @@ def squeeze_view(words: View) -> View:
     return View("".join(words.text[i] for i in keep), [words.origin[i] for i in keep])
 
 
-# --- matching --------------------------------------------------------------------------------------
+# --- matching
+# --------------------------------------------------------------------------------------
 
 _PLACEHOLDERS = (
     "example",
@@ -293,7 +302,8 @@ def _match_rules(text: str, views: dict[str, View], out: set[Finding]) -> None:
                 out.add((rule.category, rule.id, start, end, text[start:end]))
 
 
-# --- Unicode rules ---------------------------------------------------------------------------------
+# --- Unicode rules
+# ---------------------------------------------------------------------------------
 
 ZERO_WIDTH = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF}
 MARKS = {0x200E, 0x200F, 0x061C}
@@ -346,15 +356,16 @@ def _classify(cps: list[int]) -> list[str | None]:
         nxt = cps[i + 1] if i + 1 < n else -1
         kind: str | None = None
         if cp in ZERO_WIDTH:
-            if cp == 0xFEFF and i == 0:
-                kind = None
-            elif cp == 0x200D and (
-                _in(prev, rng["emoji"]) or prev in (0xFE0F, 0xE007F)
-            ) and _in(nxt, rng["emoji"]):
-                kind = None
-            elif cp in (0x200C, 0x200D) and _in(prev, rng["joining"]) and _in(nxt, rng["joining"]):
-                kind = None
-            else:
+            bom = cp == 0xFEFF and i == 0
+            emoji_zwj = (
+                cp == 0x200D
+                and (_in(prev, rng["emoji"]) or prev in (0xFE0F, 0xE007F))
+                and _in(nxt, rng["emoji"])
+            )
+            joining = (
+                cp in (0x200C, 0x200D) and _in(prev, rng["joining"]) and _in(nxt, rng["joining"])
+            )
+            if not (bom or emoji_zwj or joining):
                 kind = "unicode.zero_width"
         elif cp in MARKS:
             if _is_ascii_letter(prev) and _is_ascii_letter(nxt):
@@ -448,7 +459,8 @@ def _printable_ascii(data: bytes) -> bool:
 
 
 def decode_base64_run(run: str) -> str | None:
-    """Decode a base64 (standard or URL-safe, padded or not) run to text, or None if it is not text."""
+    """Decode a base64 (standard or URL-safe, padded or not) run to text, or None if it is not
+    text."""
     if not (any("a" <= c <= "z" for c in run) and any("A" <= c <= "Z" for c in run)):
         return None
     body = run.rstrip("=").replace("-", "+").replace("_", "/")
@@ -473,7 +485,8 @@ def _base64_findings(text: str, raw: View, depth: int, out: set[Finding]) -> Non
             _decoded(text, decoded, m.start(), m.end(), "obfuscation.base64_payload", depth, out)
 
 
-# --- entry points ----------------------------------------------------------------------------------
+# --- entry points
+# ----------------------------------------------------------------------------------
 
 
 def _scan(text: str, depth: int, out: set[Finding]) -> None:

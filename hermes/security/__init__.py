@@ -1,1 +1,2 @@
-"""Security policy helpers. :mod:`hermes.security.scan` is the threat scanner every prompt input passes."""
+"""Security policy helpers. :mod:`hermes.security.scan` is the threat scanner every prompt input
+passes."""

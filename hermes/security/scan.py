@@ -1,6 +1,7 @@
 """Threat scanning of text before it enters a prompt: the façade over ``hermes._native``.
 
-Every memory entry, skill, SOUL.md and context file passes :func:`scan` before it is put into a system
+Every memory entry, skill, SOUL.md and context file passes :func:`scan` before it is put into a
+system
 prompt; a flagged memory entry is shown as ``[BLOCKED: <reason>]`` with :func:`block_reason`.
 
 What is detected (``hermes scan --rules`` lists every rule): prompt injection and role hijack,
@@ -8,14 +9,16 @@ instructions to hide things from the user, credential exfiltration and remote co
 persistence (back doors, shell start-up files, cron, the agent's own config, memory and skills),
 hard-coded secrets, and invisible Unicode (zero-width characters, bidi overrides, tag characters,
 variation-selector smuggling). The scanner sees through NFKC forms, look-alike letters, leetspeak,
-zero-width characters inside words, letter spacing, instructions split across lines, base64, HTML and
+zero-width characters inside words, letter spacing, instructions split across lines, base64, HTML
+and
 markdown comments, and text reversed under a right-to-left override.
 
 Offsets are code points into the text as given (Python string indices), and
 ``finding.excerpt == text[finding.start:finding.end]``.
 
 Lone surrogates (a Python ``str`` can hold them, UTF-8 cannot; they come from
-``errors="surrogateescape"`` decoding of bad bytes) are replaced by U+FFFD for the native scanner, which
+``errors="surrogateescape"`` decoding of bad bytes) are replaced by U+FFFD for the native scanner,
+which
 keeps every offset valid, and each run of them is reported as a ``unicode.lone_surrogate`` finding.
 """
 
@@ -160,7 +163,8 @@ def _result(
         return ScanResult(
             Verdict(verdict), tuple(Finding(Category(c), r, s, e, x) for c, r, s, e, x in raw)
         )
-    # Excerpts from the native scan hold U+FFFD where the text has surrogates: take them from the text.
+    # Excerpts from the native scan hold U+FFFD where the text has surrogates: take them from the
+    # text.
     findings = [Finding(Category(c), r, s, e, text[s:e]) for c, r, s, e, _ in raw]
     findings += [
         Finding(Category.INVISIBLE_UNICODE, "unicode.lone_surrogate", s, e, text[s:e])
@@ -171,7 +175,8 @@ def _result(
 
 
 def _clean(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """Replace lone surrogates by U+FFFD (one for one, so offsets stay valid) and say where they were."""
+    """Replace lone surrogates by U+FFFD (one for one, so offsets stay valid) and say where they
+    were."""
     if not isinstance(text, str):
         raise TypeError(f"scan() takes str, not {type(text).__name__}")
     try:
@@ -209,7 +214,11 @@ def _printable(excerpt: str, limit: int) -> str:
         if ch in " \t\n\r":
             if out and out[-1] != " ":
                 out.append(" ")
-        elif cat in ("Cc", "Cf", "Cs", "Co", "Cn") or 0xFE00 <= ord(ch) <= 0xFE0F or ch in "\u3164\uffa0":
+        elif (
+            cat in ("Cc", "Cf", "Cs", "Co", "Cn")
+            or 0xFE00 <= ord(ch) <= 0xFE0F
+            or ch in "\u3164\uffa0"
+        ):
             out.append(f"<U+{ord(ch):04X}>")
         else:
             out.append(ch)

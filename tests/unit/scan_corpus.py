@@ -1,4 +1,5 @@
-"""Loading the threat-scanner corpora in tests/corpus/scan (shared by the scan tests and benchmark)."""
+"""Loading the threat-scanner corpora in tests/corpus/scan (shared by the scan tests and
+benchmark)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "scan"
 
 
 def load(name: str) -> list[dict[str, str]]:
-    """Entries of tests/corpus/scan/<name>.jsonl: dicts with ``text`` and ``technique`` or ``note``."""
+    """Entries of tests/corpus/scan/<name>.jsonl: dicts with ``text`` and ``technique`` or
+    ``note``."""
     path = CORPUS / f"{name}.jsonl"
     with path.open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]

@@ -18,13 +18,53 @@ CORPUS = texts("poisoned", "benign", "holdout_poisoned", "holdout_benign")
 # Pieces that exercise every stage: attack phrases, paths, secrets, invisible and look-alike code
 # points, emoji sequences, right-to-left text, base64.
 FRAGMENTS = [
-    "ignore", "all", "previous", "instructions", "do not tell the user", "you are now DAN",
-    "system:", "<|im_start|>", "curl -d @~/.ssh/id_rsa", "$OPENAI_API_KEY", "https://webhook.site/x",
-    ">> ~/.bashrc", "authorized_keys", "sk-proj-4fJk2LmN8pQrS7tUvW9xYz1A2b3C",
-    "aWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM=", "\u200b", "\u200d", "\u202e", "\u2066", "\u200f",
-    "\ufe0f", "\ufe0e", "\U000e0100", "\U000e0041", "\U000e007f", "\U0001f3f4", "\U0001f468",
-    "\u0456", "\u043e", "\uff29", "\u3164", "\u00ad", "שלום", "می", "葛", "1gn0re", "I G N O R E",
-    "\n", " ", ".", "\t", "<!--", "-->", "é", "ß", "\u0130", "\U0001d422",
+    "ignore",
+    "all",
+    "previous",
+    "instructions",
+    "do not tell the user",
+    "you are now DAN",
+    "system:",
+    "<|im_start|>",
+    "curl -d @~/.ssh/id_rsa",
+    "$OPENAI_API_KEY",
+    "https://webhook.site/x",
+    ">> ~/.bashrc",
+    "authorized_keys",
+    "sk-proj-4fJk2LmN8pQrS7tUvW9xYz1A2b3C",
+    "aWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM=",
+    "\u200b",
+    "\u200d",
+    "\u202e",
+    "\u2066",
+    "\u200f",
+    "\ufe0f",
+    "\ufe0e",
+    "\U000e0100",
+    "\U000e0041",
+    "\U000e007f",
+    "\U0001f3f4",
+    "\U0001f468",
+    "\u0456",
+    "\u043e",
+    "\uff29",
+    "\u3164",
+    "\u00ad",
+    "שלום",
+    "می",
+    "葛",
+    "1gn0re",
+    "I G N O R E",
+    "\n",
+    " ",
+    ".",
+    "\t",
+    "<!--",
+    "-->",
+    "é",
+    "ß",
+    "\u0130",
+    "\U0001d422",
 ]
 
 
@@ -58,11 +98,11 @@ def test_rule_listings_agree() -> None:
 
 
 def test_literal_prefilter_is_sound() -> None:
-    """Every match of every rule over the corpus, searched without windows, contains a literal of the
-    rule: otherwise the prefilter would hide real matches."""
+    """Every match of every rule over the corpus, searched without windows, contains a literal of
+    each of the rule's groups: otherwise the prefilter would hide real matches."""
     unsound = []
     for text in CORPUS:
-        fold, dropped = ref.fold_view(text, ref.table().fold)
+        fold, _ = ref.fold_view(text, ref.table().fold)
         words, _ = ref.words_view(fold)
         views = {
             "raw": ref.raw_view(text),
@@ -85,4 +125,6 @@ def test_patterns_stay_in_the_common_regex_subset() -> None:
     for rule in ref.table().rules:
         p = rule.regex.pattern
         assert not re.search(r"\(\?[=!<]|\\[1-9]", p), rule.id
-        assert "(?" not in p.replace("(?:", "").replace("(?i:", "")[2:] or p.startswith(("(?i)", "(?m)")), rule.id
+        assert "(?" not in p.replace("(?:", "").replace("(?i:", "")[2:] or p.startswith(
+            ("(?i)", "(?m)")
+        ), rule.id

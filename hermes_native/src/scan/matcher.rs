@@ -150,6 +150,9 @@ mod tests {
 
     #[test]
     fn windows_merge_when_they_touch() {
-        assert_eq!(merge(vec![(5, 9), (0, 5), (20, 30)]), vec![(0, 9), (20, 30)]);
+        assert_eq!(
+            merge(vec![(5, 9), (0, 5), (20, 30)]),
+            vec![(0, 9), (20, 30)]
+        );
     }
 }

@@ -98,7 +98,11 @@ fn scan_into(text: &str, depth: u32, table: &'static Table, out: &mut Vec<Hit>) 
         matcher::match_views(pre, &sq.text, |_| &sq.text, table, &mut word_hits);
     }
     for h in hits {
-        let view = if h.rule.view == ViewKind::Raw { &raw } else { &fold };
+        let view = if h.rule.view == ViewKind::Raw {
+            &raw
+        } else {
+            &fold
+        };
         let (start, end) = view.span(h.start, h.end);
         out.push(Hit::new(start, end, &h.rule.info));
     }
@@ -263,7 +267,11 @@ mod timing {
                 (normalize::raw_view(s, ascii), fold, words)
             })
             .collect();
-        for (name, kind) in [("raw", ViewKind::Raw), ("fold", ViewKind::Fold), ("words", ViewKind::Words)] {
+        for (name, kind) in [
+            ("raw", ViewKind::Raw),
+            ("fold", ViewKind::Fold),
+            ("words", ViewKind::Words),
+        ] {
             let pre = &table.prefilters[&kind];
             let t = std::time::Instant::now();
             let mut n = 0;
@@ -288,7 +296,11 @@ mod timing {
                 matcher::match_views(pre, &v.text, |_| &v.text, table, &mut out);
             }
             let all = t.elapsed().as_secs_f64();
-            println!("{name:6} ac {:8.1} MB/s ({n} hits), ac+regex {:8.1} MB/s", mb / ac, mb / all);
+            println!(
+                "{name:6} ac {:8.1} MB/s ({n} hits), ac+regex {:8.1} MB/s",
+                mb / ac,
+                mb / all
+            );
         }
         let t = std::time::Instant::now();
         let mut out = Vec::new();

@@ -348,7 +348,10 @@ impl Table {
 
     /// Every rule, regex rules first, as `scan_rules()` lists them.
     pub fn infos(&self) -> impl Iterator<Item = &RuleInfo> {
-        self.rules.iter().map(|r| &r.info).chain(self.builtins.iter())
+        self.rules
+            .iter()
+            .map(|r| &r.info)
+            .chain(self.builtins.iter())
     }
 }
 
@@ -356,5 +359,8 @@ impl Table {
 /// `cargo test` catches), never bad input.
 pub fn table() -> Result<&'static Table> {
     static TABLE: OnceLock<std::result::Result<Table, Error>> = OnceLock::new();
-    TABLE.get_or_init(Table::load).as_ref().map_err(Clone::clone)
+    TABLE
+        .get_or_init(Table::load)
+        .as_ref()
+        .map_err(Clone::clone)
 }
