@@ -92,8 +92,9 @@ fn run_rule(rule: &'static Rule, hay: &[u8], windows: &[(usize, usize)], out: &m
     }
 }
 
-/// Run the rules of `pre` whose literal groups all occur in `scan_hay`. Windows are positions in
-/// `scan_hay`; each rule's regex runs on `hay_of(rule.view)`, which must have the same length.
+/// Run the rules of `pre` whose literal groups all occur: windows come from the `any` literals found
+/// in `scan_hay`; each rule's `also` groups and regex run on `hay_of(rule.view)`, which must have the
+/// same length as `scan_hay`.
 pub fn match_views<'h>(
     pre: &Prefilter,
     scan_hay: &[u8],
@@ -102,18 +103,11 @@ pub fn match_views<'h>(
     out: &mut Vec<ViewHit>,
 ) {
     let n = scan_hay.len();
-    let mut masks: Vec<u8> = vec![0; table.rules.len()];
     let mut wins: Vec<(usize, usize, usize)> = Vec::new();
     for m in pre.automaton.find_overlapping_iter(scan_hay) {
-        for &(rule, group) in &pre.rules_of[m.pattern().as_usize()] {
-            masks[rule] |= 1 << group;
-            if group == 0 {
-                wins.push((
-                    rule,
-                    m.start().saturating_sub(SPAN),
-                    (m.end() + SPAN).min(n),
-                ));
-            }
+        let win = (m.start().saturating_sub(SPAN), (m.end() + SPAN).min(n));
+        for &rule in &pre.rules_of[m.pattern().as_usize()] {
+            wins.push((rule, win.0, win.1));
         }
     }
     if wins.is_empty() {
@@ -130,8 +124,9 @@ pub fn match_views<'h>(
             i += 1;
         }
         let r = &table.rules[rule];
-        if masks[rule] == r.full_mask {
-            run_rule(r, hay_of(r.view), &windows, out);
+        let hay = hay_of(r.view);
+        if r.also.iter().all(|group| group.is_match(hay)) {
+            run_rule(r, hay, &windows, out);
         }
     }
 }

@@ -73,8 +73,10 @@ fn scan_into(text: &str, depth: u32, table: &'static Table, out: &mut Vec<Hit>) 
     }
     let raw = normalize::raw_view(text, ascii);
     let (fold, dropped) = normalize::fold_view(text, ascii, table);
-    // Offset maps of the words and squeeze views are only built when one of their rules fires.
-    let (words, joined) = normalize::words_view(&fold, false);
+    // Offset maps of the words and squeeze views are only built when one of their rules fires (short
+    // texts, mostly clean) or up front (long texts, which nearly always have a finding somewhere).
+    let eager = text.len() > 4096;
+    let (words, joined) = normalize::words_view(&fold, eager);
     let mut hits = Vec::new();
     let hay = |kind: ViewKind| -> &[u8] {
         match kind {
@@ -107,8 +109,13 @@ fn scan_into(text: &str, depth: u32, table: &'static Table, out: &mut Vec<Hit>) 
         out.push(Hit::new(start, end, &h.rule.info));
     }
     if !word_hits.is_empty() {
-        let (words, _) = normalize::words_view(&fold, true);
-        let squeeze = squeeze.map(|_| normalize::squeeze_view(&words));
+        let (words, squeeze) = if eager {
+            (words, squeeze)
+        } else {
+            let (words, _) = normalize::words_view(&fold, true);
+            let squeeze = squeeze.map(|_| normalize::squeeze_view(&words));
+            (words, squeeze)
+        };
         for h in word_hits {
             let view = match (&squeeze, h.rule.view) {
                 (Some(sq), ViewKind::Squeeze) => sq,
@@ -314,5 +321,49 @@ mod timing {
             std::hint::black_box(scan(s).unwrap());
         }
         println!("total      {:8.1} MB/s", mb / t.elapsed().as_secs_f64());
+    }
+}
+
+#[cfg(test)]
+mod rule_timing {
+    use super::*;
+
+    /// Time of each rule's regex over every text of `$SCAN_TIMING_FILE` (whole view, no prefilter).
+    #[test]
+    #[ignore]
+    fn rule_timings() {
+        let Ok(path) = std::env::var("SCAN_TIMING_FILE") else {
+            return;
+        };
+        let data = std::fs::read_to_string(path).unwrap();
+        let texts: Vec<&str> = data.split('\0').take(20000).collect();
+        let table = table::table().unwrap();
+        let views: Vec<_> = texts
+            .iter()
+            .map(|s| {
+                let ascii = s.is_ascii();
+                let (fold, _) = normalize::fold_view(s, ascii, table);
+                let (words, _) = normalize::words_view(&fold, false);
+                (normalize::raw_view(s, ascii).text.into_owned(), fold.text.into_owned(), words.text.into_owned())
+            })
+            .collect();
+        let mut rows = Vec::new();
+        for rule in &table.rules {
+            let t = std::time::Instant::now();
+            let mut n = 0;
+            for (r, f, w) in &views {
+                let hay: &[u8] = match rule.view {
+                    ViewKind::Raw => r,
+                    ViewKind::Fold => f,
+                    _ => w,
+                };
+                n += rule.regex.find_iter(hay).count();
+            }
+            rows.push((t.elapsed().as_secs_f64() * 1e3, rule.info.id.clone(), n));
+        }
+        rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (ms, id, n) in rows.iter().take(15) {
+            println!("{ms:8.2} ms  {id} ({n})");
+        }
     }
 }

@@ -60,8 +60,8 @@ pub struct RuleInfo {
 pub struct Rule {
     pub info: RuleInfo,
     pub view: ViewKind,
-    /// Bit mask with one bit per literal group (`any` is bit 0, each `also` group the next bits).
-    pub full_mask: u8,
+    /// The `also` literal groups: a literal of each must occur in the view for the rule to run.
+    pub also: Vec<AhoCorasick>,
     pub regex: Regex,
     pub secret_check: bool,
     pub min_distinct: usize,
@@ -71,8 +71,8 @@ pub struct Rule {
 #[derive(Debug)]
 pub struct Prefilter {
     pub automaton: AhoCorasick,
-    /// For each literal (pattern id), the (rule index, literal group) pairs it stands for.
-    pub rules_of: Vec<Vec<(usize, u8)>>,
+    /// For each `any` literal (pattern id), the rules (indices into `Table::rules`) it stands for.
+    pub rules_of: Vec<Vec<usize>>,
 }
 
 /// Inclusive code-point ranges, sorted, for membership tests.
@@ -219,18 +219,26 @@ fn compile(raw: &RawRule, defs: &BTreeMap<String, String>) -> Result<Rule> {
         Some("secret") => true,
         Some(other) => return Err(bad(format!("rule {}: unknown check {other:?}", raw.id))),
     };
-    if raw.also.len() > 7 {
-        return Err(bad(format!("rule {}: at most 7 `also` groups", raw.id)));
-    }
+    let view = view(&raw.view)?;
+    let also = raw
+        .also
+        .iter()
+        .map(|group| {
+            AhoCorasickBuilder::new()
+                .ascii_case_insensitive(view == ViewKind::Raw)
+                .build(group.iter().map(|l| l.to_lowercase()))
+                .map_err(|e| bad(format!("rule {}: {e}", raw.id)))
+        })
+        .collect::<Result<Vec<_>>>()?;
     Ok(Rule {
-        full_mask: ((1u16 << (raw.also.len() + 1)) - 1) as u8,
+        also,
         info: RuleInfo {
             id: raw.id.clone(),
             category: raw.category.clone(),
             severity: severity(&raw.severity)?,
             description: raw.description.clone(),
         },
-        view: view(&raw.view)?,
+        view,
         regex,
         secret_check,
         min_distinct: raw.min_distinct.unwrap_or(10),
@@ -239,7 +247,7 @@ fn compile(raw: &RawRule, defs: &BTreeMap<String, String>) -> Result<Rule> {
 
 fn prefilter(kinds: &[ViewKind], raws: &[RawRule], rules: &[Rule]) -> Result<Prefilter> {
     let mut literals: Vec<String> = Vec::new();
-    let mut rules_of: Vec<Vec<(usize, u8)>> = Vec::new();
+    let mut rules_of: Vec<Vec<usize>> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     for (i, (raw, rule)) in raws.iter().zip(rules).enumerate() {
         if !kinds.contains(&rule.view) {
@@ -248,19 +256,18 @@ fn prefilter(kinds: &[ViewKind], raws: &[RawRule], rules: &[Rule]) -> Result<Pre
         if raw.any.is_empty() || raw.also.iter().any(Vec::is_empty) {
             return Err(bad(format!("rule {} has an empty literal group", raw.id)));
         }
-        let groups = std::iter::once(&raw.any).chain(&raw.also);
-        for (group, lits) in groups.enumerate() {
-            for lit in lits {
-                let lit = lit.to_lowercase();
-                let id = *index.entry(lit.clone()).or_insert_with(|| {
-                    literals.push(lit);
-                    rules_of.push(Vec::new());
-                    rules_of.len() - 1
-                });
-                let entry = (i, group as u8);
-                if !rules_of[id].contains(&entry) {
-                    rules_of[id].push(entry);
-                }
+        for lit in &raw.any {
+            let lit = lit.to_lowercase();
+            if lit.contains('\n') {
+                return Err(bad(format!("rule {}: a literal holds a newline", raw.id)));
+            }
+            let id = *index.entry(lit.clone()).or_insert_with(|| {
+                literals.push(lit);
+                rules_of.push(Vec::new());
+                rules_of.len() - 1
+            });
+            if !rules_of[id].contains(&i) {
+                rules_of[id].push(i);
             }
         }
     }
