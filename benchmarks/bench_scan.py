@@ -1,7 +1,7 @@
 """Threat scanner: native (hermes._native) vs the pure-Python reference on memory-like text.
 
-Data: ~4 MB of memory entries (the benign corpus and invented notes, a quarter of them multilingual,
-about 3% poisoned entries from the corpus), scanned two ways: as a batch of entries (what the prompt
+Data: ~4 MB of memory entries of one to three sentences (the benign corpus and invented notes, a fifth
+of them multilingual, about 3% of entries carrying a poisoned entry from the corpus), scanned two ways: as a batch of entries (what the prompt
 builder does) and as one large text (a big context file). The reference runs on a slice of the same
 data (it is slow) and both must produce identical findings there.
 
@@ -62,20 +62,25 @@ WORDS = dict(
 
 
 def make_entries(seed: int = 42) -> list[str]:
+    """Memory entries of one to three sentences (as MEMORY.md entries are), ~3% of them poisoned."""
     rnd = random.Random(seed)
     benign = texts("benign")
     poisoned = texts("poisoned")
+
+    def sentence() -> str:
+        roll = rnd.random()
+        if roll < 0.3:
+            return rnd.choice(benign)
+        template = rnd.choice(MULTILINGUAL if roll > 0.8 else NOTES)
+        return template.format(**{k: rnd.choice(v) for k, v in WORDS.items()})
+
     entries: list[str] = []
     size = 0
     while size < TARGET_BYTES:
-        roll = rnd.random()
-        if roll < 0.03:
-            entry = rnd.choice(poisoned)
-        elif roll < 0.30:
-            entry = rnd.choice(benign)
-        else:
-            template = rnd.choice(MULTILINGUAL if roll > 0.75 else NOTES)
-            entry = template.format(**{k: rnd.choice(v) for k, v in WORDS.items()})
+        parts = [sentence() for _ in range(rnd.randint(1, 3))]
+        if rnd.random() < 0.03:
+            parts[rnd.randrange(len(parts))] = rnd.choice(poisoned)
+        entry = " ".join(parts)
         entries.append(entry)
         size += len(entry.encode("utf-8"))
     return entries
@@ -130,7 +135,8 @@ def main() -> int:
         ),
     ]
     print(
-        f"data: {len(entries)} entries, {mb:.1f} MB, {flagged} flagged; "
+        f"data: {len(entries)} entries (avg {total / len(entries):.0f} bytes), {mb:.1f} MB, "
+        f"{flagged} flagged; "
         f"reference on {ref_size / 1e6:.2f} MB"
     )
     print(f"{'':42} {'MB/s':>9} {'x ref':>8}")

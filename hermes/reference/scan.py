@@ -42,7 +42,7 @@ from functools import cache
 from pathlib import Path
 
 SCAN_DIR = Path(__file__).resolve().parents[2] / "hermes_native" / "src" / "scan"
-SPAN = 512
+SPAN = 256
 MAX_DEPTH = 2
 SUB = "\x1a"
 

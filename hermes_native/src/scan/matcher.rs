@@ -3,10 +3,13 @@
 //! occurrences (merged where they overlap). Look-behind context (`\b`, `^`) is the whole view; the window
 //! end cuts the haystack. The Python reference does exactly the same, so findings agree.
 
+use aho_corasick::automaton::Automaton;
+use aho_corasick::Anchored;
+
 use super::table::{Prefilter, Rule, Table, ViewKind};
 
 /// Bytes of context on each side of a literal occurrence.
-pub const SPAN: usize = 512;
+pub const SPAN: usize = 256;
 
 const PLACEHOLDERS: [&[u8]; 10] = [
     b"example",
@@ -92,9 +95,9 @@ fn run_rule(rule: &'static Rule, hay: &[u8], windows: &[(usize, usize)], out: &m
     }
 }
 
-/// Run the rules of `pre` whose literal groups all occur: windows come from the `any` literals found
-/// in `scan_hay`; each rule's `also` groups and regex run on `hay_of(rule.view)`, which must have the
-/// same length as `scan_hay`.
+/// Run the rules of `pre` whose literal groups all occur in `scan_hay`: windows come from the `any`
+/// literals; each rule's regex runs on `hay_of(rule.view)`, which must have the same length as
+/// `scan_hay` (the raw view and the fold view of ASCII text).
 pub fn match_views<'h>(
     pre: &Prefilter,
     scan_hay: &[u8],
@@ -103,11 +106,30 @@ pub fn match_views<'h>(
     out: &mut Vec<ViewHit>,
 ) {
     let n = scan_hay.len();
+    let dfa = &pre.dfa;
+    let Ok(mut sid) = dfa.start_state(Anchored::No) else {
+        return;
+    };
+    let mut masks: Vec<u8> = Vec::new();
     let mut wins: Vec<(usize, usize, usize)> = Vec::new();
-    for m in pre.automaton.find_overlapping_iter(scan_hay) {
-        let win = (m.start().saturating_sub(SPAN), (m.end() + SPAN).min(n));
-        for &rule in &pre.rules_of[m.pattern().as_usize()] {
-            wins.push((rule, win.0, win.1));
+    for (pos, &byte) in scan_hay.iter().enumerate() {
+        sid = dfa.next_state(Anchored::No, sid, byte);
+        if !(dfa.is_special(sid) && dfa.is_match(sid)) {
+            continue;
+        }
+        for k in 0..dfa.match_len(sid) {
+            let pid = dfa.match_pattern(sid, k);
+            let end = pos + 1;
+            let start = end - dfa.pattern_len(pid);
+            for &(rule, group) in &pre.rules_of[pid.as_usize()] {
+                if masks.is_empty() {
+                    masks.resize(table.rules.len(), 0);
+                }
+                masks[rule] |= 1 << group;
+                if group == 0 {
+                    wins.push((rule, start.saturating_sub(SPAN), (end + SPAN).min(n)));
+                }
+            }
         }
     }
     if wins.is_empty() {
@@ -124,9 +146,8 @@ pub fn match_views<'h>(
             i += 1;
         }
         let r = &table.rules[rule];
-        let hay = hay_of(r.view);
-        if r.also.iter().all(|group| group.is_match(hay)) {
-            run_rule(r, hay, &windows, out);
+        if masks[rule] == r.full_mask {
+            run_rule(r, hay_of(r.view), &windows, out);
         }
     }
 }

@@ -87,16 +87,16 @@ fn scan_into(text: &str, depth: u32, table: &'static Table, out: &mut Vec<Hit>) 
     if ascii {
         matcher::match_views(&table.fused, &fold.text, hay, table, &mut hits);
     } else {
-        let pre = &table.prefilters;
-        matcher::match_views(&pre[&ViewKind::Raw], &raw.text, hay, table, &mut hits);
-        matcher::match_views(&pre[&ViewKind::Fold], &fold.text, hay, table, &mut hits);
+        let (raw_pre, fold_pre) = (table.prefilter(ViewKind::Raw), table.prefilter(ViewKind::Fold));
+        matcher::match_views(raw_pre, &raw.text, hay, table, &mut hits);
+        matcher::match_views(fold_pre, &fold.text, hay, table, &mut hits);
     }
     let mut word_hits = Vec::new();
-    let pre = &table.prefilters[&ViewKind::Words];
+    let pre = table.prefilter(ViewKind::Words);
     matcher::match_views(pre, &words.text, |_| &words.text, table, &mut word_hits);
     let squeeze = (joined || dropped).then(|| normalize::squeeze_view(&words));
     if let Some(sq) = &squeeze {
-        let pre = &table.prefilters[&ViewKind::Squeeze];
+        let pre = table.prefilter(ViewKind::Squeeze);
         matcher::match_views(pre, &sq.text, |_| &sq.text, table, &mut word_hits);
     }
     for h in hits {
@@ -163,9 +163,63 @@ pub fn scan(text: &str) -> Result<ScanResult> {
     })
 }
 
-/// Scan many texts (the caller decides about threads; this is a plain loop).
-pub fn scan_batch<S: AsRef<str>>(texts: &[S]) -> Result<Vec<ScanResult>> {
-    texts.iter().map(|t| scan(t.as_ref())).collect()
+/// Below this many bytes a batch is scanned on the calling thread only.
+const PARALLEL_BYTES: usize = 256 * 1024;
+
+/// Scan many texts. Large batches are split across the available cores (texts are independent);
+/// results keep the order of `texts`.
+pub fn scan_batch<S: AsRef<str> + Sync>(texts: &[S]) -> Result<Vec<ScanResult>> {
+    let total: usize = texts.iter().map(|t| t.as_ref().len()).sum();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || total < PARALLEL_BYTES || texts.len() < 2 {
+        return texts.iter().map(|t| scan(t.as_ref())).collect();
+    }
+    // Chunks of roughly equal bytes, a few per thread so that uneven texts still balance.
+    let target = total.div_ceil(threads * 4).max(1);
+    let mut chunks: Vec<&[S]> = Vec::new();
+    let (mut start, mut acc) = (0, 0);
+    for (i, t) in texts.iter().enumerate() {
+        acc += t.as_ref().len();
+        if acc >= target {
+            chunks.push(&texts[start..=i]);
+            (start, acc) = (i + 1, 0);
+        }
+    }
+    if start < texts.len() {
+        chunks.push(&texts[start..]);
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut parts: Vec<(usize, Result<Vec<ScanResult>>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.min(chunks.len()))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(i) else {
+                            break done;
+                        };
+                        done.push((i, chunk.iter().map(|t| scan(t.as_ref())).collect()));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    if parts.len() != chunks.len() {
+        return Err(crate::Error::InvalidInput(
+            "a scan worker thread failed; scan the texts one by one to find the culprit".into(),
+        ));
+    }
+    parts.sort_unstable_by_key(|(i, _)| *i);
+    let mut out = Vec::with_capacity(texts.len());
+    for (_, part) in parts {
+        out.extend(part?);
+    }
+    Ok(out)
 }
 
 /// Every rule: regex rules of the table first, then the rules implemented in code.
@@ -241,129 +295,3 @@ mod tests {
     }
 }
 
-#[cfg(test)]
-mod timing {
-    use super::*;
-
-    /// Stage timings over `$SCAN_TIMING_FILE` (NUL-separated texts); run with `--ignored --nocapture`.
-    #[test]
-    #[ignore]
-    fn stage_timings() {
-        let Ok(path) = std::env::var("SCAN_TIMING_FILE") else {
-            return;
-        };
-        let data = std::fs::read_to_string(path).unwrap();
-        let texts: Vec<&str> = data.split('\0').collect();
-        let table = table::table().unwrap();
-        let mb = data.len() as f64 / 1e6;
-        let t = std::time::Instant::now();
-        for s in &texts {
-            let ascii = s.is_ascii();
-            let raw = normalize::raw_view(s, ascii);
-            let (fold, _) = normalize::fold_view(s, ascii, table);
-            let (words, _) = normalize::words_view(&fold, false);
-            std::hint::black_box((raw, words));
-        }
-        println!("views      {:8.1} MB/s", mb / t.elapsed().as_secs_f64());
-        let views: Vec<_> = texts
-            .iter()
-            .map(|s| {
-                let ascii = s.is_ascii();
-                let (fold, _) = normalize::fold_view(s, ascii, table);
-                let (words, _) = normalize::words_view(&fold, false);
-                (normalize::raw_view(s, ascii), fold, words)
-            })
-            .collect();
-        for (name, kind) in [
-            ("raw", ViewKind::Raw),
-            ("fold", ViewKind::Fold),
-            ("words", ViewKind::Words),
-        ] {
-            let pre = &table.prefilters[&kind];
-            let t = std::time::Instant::now();
-            let mut n = 0;
-            for (r, f, w) in &views {
-                let v = match kind {
-                    ViewKind::Raw => r,
-                    ViewKind::Fold => f,
-                    _ => w,
-                };
-                n += pre.automaton.find_overlapping_iter(&*v.text).count();
-            }
-            let ac = t.elapsed().as_secs_f64();
-            let t = std::time::Instant::now();
-            let mut out = Vec::new();
-            for (r, f, w) in &views {
-                let v = match kind {
-                    ViewKind::Raw => r,
-                    ViewKind::Fold => f,
-                    _ => w,
-                };
-                let pre = &table.prefilters[&kind];
-                matcher::match_views(pre, &v.text, |_| &v.text, table, &mut out);
-            }
-            let all = t.elapsed().as_secs_f64();
-            println!(
-                "{name:6} ac {:8.1} MB/s ({n} hits), ac+regex {:8.1} MB/s",
-                mb / ac,
-                mb / all
-            );
-        }
-        let t = std::time::Instant::now();
-        let mut out = Vec::new();
-        for s in &texts {
-            let raw = normalize::raw_view(s, s.is_ascii());
-            decode::base64_findings(&raw, 0, table, &mut out);
-        }
-        println!("base64     {:8.1} MB/s", mb / t.elapsed().as_secs_f64());
-        let t = std::time::Instant::now();
-        for s in &texts {
-            std::hint::black_box(scan(s).unwrap());
-        }
-        println!("total      {:8.1} MB/s", mb / t.elapsed().as_secs_f64());
-    }
-}
-
-#[cfg(test)]
-mod rule_timing {
-    use super::*;
-
-    /// Time of each rule's regex over every text of `$SCAN_TIMING_FILE` (whole view, no prefilter).
-    #[test]
-    #[ignore]
-    fn rule_timings() {
-        let Ok(path) = std::env::var("SCAN_TIMING_FILE") else {
-            return;
-        };
-        let data = std::fs::read_to_string(path).unwrap();
-        let texts: Vec<&str> = data.split('\0').take(20000).collect();
-        let table = table::table().unwrap();
-        let views: Vec<_> = texts
-            .iter()
-            .map(|s| {
-                let ascii = s.is_ascii();
-                let (fold, _) = normalize::fold_view(s, ascii, table);
-                let (words, _) = normalize::words_view(&fold, false);
-                (normalize::raw_view(s, ascii).text.into_owned(), fold.text.into_owned(), words.text.into_owned())
-            })
-            .collect();
-        let mut rows = Vec::new();
-        for rule in &table.rules {
-            let t = std::time::Instant::now();
-            let mut n = 0;
-            for (r, f, w) in &views {
-                let hay: &[u8] = match rule.view {
-                    ViewKind::Raw => r,
-                    ViewKind::Fold => f,
-                    _ => w,
-                };
-                n += rule.regex.find_iter(hay).count();
-            }
-            rows.push((t.elapsed().as_secs_f64() * 1e3, rule.info.id.clone(), n));
-        }
-        rows.sort_by(|a, b| b.0.total_cmp(&a.0));
-        for (ms, id, n) in rows.iter().take(15) {
-            println!("{ms:8.2} ms  {id} ({n})");
-        }
-    }
-}

@@ -5,7 +5,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use aho_corasick::dfa::DFA;
+use aho_corasick::{MatchKind, StartKind};
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Deserialize;
 
@@ -39,6 +40,13 @@ pub enum ViewKind {
     Squeeze,
 }
 
+impl ViewKind {
+    /// Position in [`VIEW_KINDS`] and in `Table::prefilters`.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
 pub const VIEW_KINDS: [ViewKind; 4] = [
     ViewKind::Raw,
     ViewKind::Fold,
@@ -60,19 +68,21 @@ pub struct RuleInfo {
 pub struct Rule {
     pub info: RuleInfo,
     pub view: ViewKind,
-    /// The `also` literal groups: a literal of each must occur in the view for the rule to run.
-    pub also: Vec<AhoCorasick>,
+    /// Bit mask with one bit per literal group (`any` is bit 0, each `also` group the next bits): a
+    /// rule runs only when a literal of every group occurs in its view.
+    pub full_mask: u8,
     pub regex: Regex,
     pub secret_check: bool,
     pub min_distinct: usize,
 }
 
-/// The literal prefilter of one view: an Aho-Corasick automaton over the literals of its rules.
+/// The literal prefilter of one view: an Aho-Corasick DFA over the literals of its rules, walked byte
+/// by byte so that every (overlapping) occurrence is seen.
 #[derive(Debug)]
 pub struct Prefilter {
-    pub automaton: AhoCorasick,
-    /// For each `any` literal (pattern id), the rules (indices into `Table::rules`) it stands for.
-    pub rules_of: Vec<Vec<usize>>,
+    pub dfa: DFA,
+    /// For each literal (pattern id), the (rule index, literal group) pairs it stands for.
+    pub rules_of: Vec<Vec<(usize, u8)>>,
 }
 
 /// Inclusive code-point ranges, sorted, for membership tests.
@@ -101,7 +111,8 @@ pub struct UnicodeRanges {
 pub struct Table {
     pub rules: Vec<Rule>,
     pub builtins: Vec<RuleInfo>,
-    pub prefilters: HashMap<ViewKind, Prefilter>,
+    /// One prefilter per view, indexed by [`ViewKind::index`].
+    pub prefilters: Vec<Prefilter>,
     /// Raw and fold literals in one automaton, run over the fold view of ASCII text (where the fold view
     /// is the lowercased raw view, position for position).
     pub fused: Prefilter,
@@ -220,18 +231,11 @@ fn compile(raw: &RawRule, defs: &BTreeMap<String, String>) -> Result<Rule> {
         Some(other) => return Err(bad(format!("rule {}: unknown check {other:?}", raw.id))),
     };
     let view = view(&raw.view)?;
-    let also = raw
-        .also
-        .iter()
-        .map(|group| {
-            AhoCorasickBuilder::new()
-                .ascii_case_insensitive(view == ViewKind::Raw)
-                .build(group.iter().map(|l| l.to_lowercase()))
-                .map_err(|e| bad(format!("rule {}: {e}", raw.id)))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    if raw.also.len() > 7 {
+        return Err(bad(format!("rule {}: at most 7 `also` groups", raw.id)));
+    }
     Ok(Rule {
-        also,
+        full_mask: ((1u16 << (raw.also.len() + 1)) - 1) as u8,
         info: RuleInfo {
             id: raw.id.clone(),
             category: raw.category.clone(),
@@ -247,7 +251,7 @@ fn compile(raw: &RawRule, defs: &BTreeMap<String, String>) -> Result<Rule> {
 
 fn prefilter(kinds: &[ViewKind], raws: &[RawRule], rules: &[Rule]) -> Result<Prefilter> {
     let mut literals: Vec<String> = Vec::new();
-    let mut rules_of: Vec<Vec<usize>> = Vec::new();
+    let mut rules_of: Vec<Vec<(usize, u8)>> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     for (i, (raw, rule)) in raws.iter().zip(rules).enumerate() {
         if !kinds.contains(&rule.view) {
@@ -256,35 +260,41 @@ fn prefilter(kinds: &[ViewKind], raws: &[RawRule], rules: &[Rule]) -> Result<Pre
         if raw.any.is_empty() || raw.also.iter().any(Vec::is_empty) {
             return Err(bad(format!("rule {} has an empty literal group", raw.id)));
         }
-        for lit in &raw.any {
-            let lit = lit.to_lowercase();
-            if lit.contains('\n') {
-                return Err(bad(format!("rule {}: a literal holds a newline", raw.id)));
-            }
-            let id = *index.entry(lit.clone()).or_insert_with(|| {
-                literals.push(lit);
-                rules_of.push(Vec::new());
-                rules_of.len() - 1
-            });
-            if !rules_of[id].contains(&i) {
-                rules_of[id].push(i);
+        let groups = std::iter::once(&raw.any).chain(&raw.also);
+        for (group, lits) in groups.enumerate() {
+            for lit in lits {
+                let lit = lit.to_lowercase();
+                if lit.is_empty() || lit.contains('\n') {
+                    return Err(bad(format!("rule {}: empty literal or newline", raw.id)));
+                }
+                let id = *index.entry(lit.clone()).or_insert_with(|| {
+                    literals.push(lit);
+                    rules_of.push(Vec::new());
+                    rules_of.len() - 1
+                });
+                let entry = (i, group as u8);
+                if !rules_of[id].contains(&entry) {
+                    rules_of[id].push(entry);
+                }
             }
         }
     }
-    let automaton = AhoCorasickBuilder::new()
+    let dfa = DFA::builder()
         .match_kind(MatchKind::Standard)
-        .kind(Some(AhoCorasickKind::DFA))
+        .start_kind(StartKind::Unanchored)
         .prefilter(false)
         .ascii_case_insensitive(kinds == [ViewKind::Raw])
         .build(&literals)
         .map_err(|e| bad(format!("prefilter: {e}")))?;
-    Ok(Prefilter {
-        automaton,
-        rules_of,
-    })
+    Ok(Prefilter { dfa, rules_of })
 }
 
 impl Table {
+    /// The prefilter of one view.
+    pub fn prefilter(&self, kind: ViewKind) -> &Prefilter {
+        &self.prefilters[kind.index()]
+    }
+
     fn load() -> Result<Table> {
         let raw: RawTable =
             toml::from_str(RULES_TOML).map_err(|e| bad(format!("rules.toml: {e}")))?;
@@ -293,10 +303,10 @@ impl Table {
             .iter()
             .map(|r| compile(r, &raw.defs))
             .collect::<Result<Vec<_>>>()?;
-        let mut prefilters = HashMap::new();
-        for kind in VIEW_KINDS {
-            prefilters.insert(kind, prefilter(&[kind], &raw.rule, &rules)?);
-        }
+        let prefilters = VIEW_KINDS
+            .iter()
+            .map(|&kind| prefilter(&[kind], &raw.rule, &rules))
+            .collect::<Result<Vec<_>>>()?;
         let fused = prefilter(&[ViewKind::Raw, ViewKind::Fold], &raw.rule, &rules)?;
         let builtins = raw
             .builtin
