@@ -224,6 +224,23 @@ def words_view(fold: View) -> tuple[View, bool]:
     return View("".join(chars), origin), joined
 
 
+def uni_view(text: str, fold: dict[int, str]) -> View:
+    """Invisible code points dropped, ASCII and Cyrillic capitals lowercased, the rest kept."""
+    chars: list[str] = []
+    origin: list[int] = []
+    for i, c in enumerate(text):
+        cp = ord(c)
+        if 0x41 <= cp <= 0x5A or 0x410 <= cp <= 0x42F:
+            c = chr(cp + 0x20)
+        elif 0x400 <= cp <= 0x40F:
+            c = chr(cp + 0x50)
+        elif cp >= 0x80 and fold.get(cp) == "":
+            continue
+        chars.append(c)
+        origin.append(i)
+    return View("".join(chars), origin)
+
+
 def squeeze_view(words: View) -> View:
     keep = [i for i, c in enumerate(words.text) if c != " "]
     return View("".join(words.text[i] for i in keep), [words.origin[i] for i in keep])
@@ -257,14 +274,14 @@ def looks_like_secret(value: str, min_distinct: int) -> bool:
     )
 
 
-def _windows(haystack: str, literals: tuple[str, ...]) -> list[tuple[int, int]]:
-    """Merged windows of SPAN characters around every occurrence of every literal."""
+def _windows(haystack: str, literals: tuple[str, ...], span: int) -> list[tuple[int, int]]:
+    """Merged windows of ``span`` characters around every occurrence of every literal."""
     n = len(haystack)
     wins = []
     for lit in literals:
         start = haystack.find(lit)
         while start != -1:
-            wins.append((max(0, start - SPAN), min(n, start + len(lit) + SPAN)))
+            wins.append((max(0, start - span), min(n, start + len(lit) + span)))
             start = haystack.find(lit, start + 1)
     wins.sort()
     merged: list[tuple[int, int]] = []
@@ -289,7 +306,9 @@ def _match_rules(text: str, views: dict[str, View], out: set[Finding]) -> None:
             continue
         if not all(any(lit in hay for lit in group) for group in rule.also):
             continue
-        for ws, we in _windows(hay, rule.literals):
+        # the uni view runs over the whole view (Rust counts it in bytes, not characters)
+        span = len(hay) if rule.view == "uni" else SPAN
+        for ws, we in _windows(hay, rule.literals, span):
             for m in rule.regex.finditer(view.text, ws, we):
                 if m.end() == m.start():
                     continue
@@ -499,6 +518,8 @@ def _scan(text: str, depth: int, out: set[Finding]) -> None:
     views = {"raw": raw, "fold": fold, "words": words}
     if joined or dropped:
         views["squeeze"] = squeeze_view(words)
+    if not text.isascii():
+        views["uni"] = uni_view(text, tab.fold)
     _match_rules(text, views, out)
     if depth < MAX_DEPTH:
         _base64_findings(text, raw, depth, out)

@@ -106,6 +106,9 @@ pub fn match_views<'h>(
     out: &mut Vec<ViewHit>,
 ) {
     let n = scan_hay.len();
+    // The uni view holds multi-byte UTF-8, so byte windows would not match the reference's character
+    // windows: its rules run over the whole view.
+    let span = if pre.whole_view { n } else { SPAN };
     let dfa = &pre.dfa;
     let Ok(mut sid) = dfa.start_state(Anchored::No) else {
         return;
@@ -127,7 +130,7 @@ pub fn match_views<'h>(
                 }
                 masks[rule] |= 1 << group;
                 if group == 0 {
-                    wins.push((rule, start.saturating_sub(SPAN), (end + SPAN).min(n)));
+                    wins.push((rule, start.saturating_sub(span), end.saturating_add(span).min(n)));
                 }
             }
         }

@@ -99,6 +99,16 @@ fn scan_into(text: &str, depth: u32, table: &'static Table, out: &mut Vec<Hit>) 
         let pre = table.prefilter(ViewKind::Squeeze);
         matcher::match_views(pre, &sq.text, |_| &sq.text, table, &mut word_hits);
     }
+    if !ascii {
+        let uni = normalize::uni_view(text, table);
+        let mut uni_hits = Vec::new();
+        let pre = table.prefilter(ViewKind::Uni);
+        matcher::match_views(pre, &uni.text, |_| &uni.text, table, &mut uni_hits);
+        for h in uni_hits {
+            let (start, end) = uni.span(h.start, h.end);
+            out.push(Hit::new(start, end, &h.rule.info));
+        }
+    }
     for h in hits {
         let view = if h.rule.view == ViewKind::Raw {
             &raw

@@ -97,6 +97,32 @@ pub fn fold_view<'a>(text: &'a str, ascii: bool, table: &Table) -> (View<'a>, bo
     )
 }
 
+/// The uni view (non-ASCII text only): the text with invisible code points dropped, ASCII and Cyrillic
+/// capitals lowercased, everything else kept, as UTF-8. Its rules are literal phrases in scripts the
+/// ASCII views cannot see (CJK, Cyrillic, Hangul); offsets map each byte to its code point.
+pub fn uni_view<'a>(text: &str, table: &Table) -> View<'a> {
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut origin = Vec::with_capacity(text.len());
+    let mut buf = [0u8; 4];
+    for (i, c) in text.chars().enumerate() {
+        let cp = c as u32;
+        let lower = match cp {
+            0x41..=0x5A => cp + 0x20,
+            0x410..=0x42F => cp + 0x20,
+            0x400..=0x40F => cp + 0x50,
+            _ if cp >= 0x80 && table.fold(cp) == Some("") => continue,
+            _ => cp,
+        };
+        let encoded = char::from_u32(lower).unwrap_or(c).encode_utf8(&mut buf);
+        bytes.extend_from_slice(encoded.as_bytes());
+        origin.extend(std::iter::repeat_n(i as u32, encoded.len()));
+    }
+    View {
+        text: Cow::Owned(bytes),
+        origin: Some(origin),
+    }
+}
+
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_lowercase() || b.is_ascii_digit()
 }

@@ -38,6 +38,7 @@ pub enum ViewKind {
     Fold,
     Words,
     Squeeze,
+    Uni,
 }
 
 impl ViewKind {
@@ -47,11 +48,12 @@ impl ViewKind {
     }
 }
 
-pub const VIEW_KINDS: [ViewKind; 4] = [
+pub const VIEW_KINDS: [ViewKind; 5] = [
     ViewKind::Raw,
     ViewKind::Fold,
     ViewKind::Words,
     ViewKind::Squeeze,
+    ViewKind::Uni,
 ];
 
 /// Documentation of one rule, as `scan_rules()` lists it.
@@ -83,6 +85,8 @@ pub struct Prefilter {
     pub dfa: DFA,
     /// For each literal (pattern id), the (rule index, literal group) pairs it stands for.
     pub rules_of: Vec<Vec<(usize, u8)>>,
+    /// Run rules over the whole view instead of windows (the uni view).
+    pub whole_view: bool,
 }
 
 /// Inclusive code-point ranges, sorted, for membership tests.
@@ -172,6 +176,7 @@ fn view(s: &str) -> Result<ViewKind> {
         "fold" => Ok(ViewKind::Fold),
         "words" => Ok(ViewKind::Words),
         "squeeze" => Ok(ViewKind::Squeeze),
+        "uni" => Ok(ViewKind::Uni),
         other => Err(bad(format!("unknown view {other:?}"))),
     }
 }
@@ -260,6 +265,9 @@ fn prefilter(kinds: &[ViewKind], raws: &[RawRule], rules: &[Rule]) -> Result<Pre
         if raw.any.is_empty() || raw.also.iter().any(Vec::is_empty) {
             return Err(bad(format!("rule {} has an empty literal group", raw.id)));
         }
+        if rule.view == ViewKind::Uni && raw.any.iter().any(|l| l.is_ascii()) {
+            return Err(bad(format!("rule {}: uni literals must be non-ASCII", raw.id)));
+        }
         let groups = std::iter::once(&raw.any).chain(&raw.also);
         for (group, lits) in groups.enumerate() {
             for lit in lits {
@@ -286,7 +294,11 @@ fn prefilter(kinds: &[ViewKind], raws: &[RawRule], rules: &[Rule]) -> Result<Pre
         .ascii_case_insensitive(kinds == [ViewKind::Raw])
         .build(&literals)
         .map_err(|e| bad(format!("prefilter: {e}")))?;
-    Ok(Prefilter { dfa, rules_of })
+    Ok(Prefilter {
+        dfa,
+        rules_of,
+        whole_view: kinds == [ViewKind::Uni],
+    })
 }
 
 impl Table {
