@@ -45,11 +45,13 @@ def test_recall_and_false_positive_rate_meet_the_goal() -> None:
     assert fp_rate <= FP_GOAL, false_pos
 
 
-def test_holdout_figures() -> None:
-    """The held-out sets were written after the rules and never tuned on; the figures are reported
-    as they are, and held to a looser bar than the tuned corpus."""
-    recall, fp_rate, missed, false_pos = _rates("holdout_poisoned", "holdout_benign")
-    print(f"\nholdout: recall {recall:.1%}, false positives {fp_rate:.1%}")
+@pytest.mark.parametrize("name", ["holdout", "holdout2"])
+def test_holdout_figures(name: str) -> None:
+    """The held-out sets were written after the rules and not tuned on (holdout2 is the clean one;
+    holdout was looked at once, see tests/corpus/scan/README.md). The figures are printed as they are
+    and held to a looser bar than the tuned corpus."""
+    recall, fp_rate, missed, false_pos = _rates(f"{name}_poisoned", f"{name}_benign")
+    print(f"\n{name}: recall {recall:.1%}, false positives {fp_rate:.1%}")
     for line in missed:
         print("  missed:", line)
     for line in false_pos:

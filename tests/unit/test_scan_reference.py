@@ -13,7 +13,9 @@ from hermes import _native
 from hermes.reference import scan as ref
 from tests.unit.scan_corpus import texts
 
-CORPUS = texts("poisoned", "benign", "holdout_poisoned", "holdout_benign")
+CORPUS = texts(
+    "poisoned", "benign", "holdout_poisoned", "holdout_benign", "holdout2_poisoned", "holdout2_benign"
+)
 
 # Pieces that exercise every stage: attack phrases, paths, secrets, invisible and look-alike code
 # points, emoji sequences, right-to-left text, base64.
