@@ -1,8 +1,9 @@
 """Threat scanner: native (hermes._native) vs the pure-Python reference on memory-like text.
 
-Data: ~4 MB of memory entries of one to three sentences (the benign corpus and invented notes, a fifth
-of them multilingual, about 3% of entries carrying a poisoned entry from the corpus), scanned two ways: as a batch of entries (what the prompt
-builder does) and as one large text (a big context file). The reference runs on a slice of the same
+Data: ~4 MB of memory entries of one to three sentences (the benign corpus and invented notes, a
+fifth of them multilingual, about 3% of entries carrying a poisoned entry from the corpus), scanned
+as a batch of entries (what the prompt builder does), entry by entry, and as one large text (a big
+context file). The reference runs on a slice of the same
 data (it is slow) and both must produce identical findings there.
 
 Goals: >= 100 MB/s native and >= 20x the Python reference.

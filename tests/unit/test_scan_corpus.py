@@ -48,7 +48,8 @@ def test_recall_and_false_positive_rate_meet_the_goal() -> None:
 @pytest.mark.parametrize("name", ["holdout", "holdout2"])
 def test_holdout_figures(name: str) -> None:
     """The held-out sets were written after the rules and not tuned on (holdout2 is the clean one;
-    holdout was looked at once, see tests/corpus/scan/README.md). The figures are printed as they are
+    holdout was looked at once, see tests/corpus/scan/README.md). The figures are printed as they
+    are
     and held to a looser bar than the tuned corpus."""
     recall, fp_rate, missed, false_pos = _rates(f"{name}_poisoned", f"{name}_benign")
     print(f"\n{name}: recall {recall:.1%}, false positives {fp_rate:.1%}")
@@ -60,7 +61,8 @@ def test_holdout_figures(name: str) -> None:
     assert fp_rate <= 0.05, false_pos
 
 
-# Techniques the scanner is known not to catch (kept in the corpus so the recall figure stays honest).
+# Techniques the scanner is known not to catch (kept in the corpus so the recall figure stays
+# honest).
 KNOWN_GAPS = {"supply_chain"}
 
 

@@ -14,7 +14,12 @@ from hermes.reference import scan as ref
 from tests.unit.scan_corpus import texts
 
 CORPUS = texts(
-    "poisoned", "benign", "holdout_poisoned", "holdout_benign", "holdout2_poisoned", "holdout2_benign"
+    "poisoned",
+    "benign",
+    "holdout_poisoned",
+    "holdout_benign",
+    "holdout2_poisoned",
+    "holdout2_benign",
 )
 
 # Pieces that exercise every stage: attack phrases, paths, secrets, invisible and look-alike code

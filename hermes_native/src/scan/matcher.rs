@@ -130,7 +130,11 @@ pub fn match_views<'h>(
                 }
                 masks[rule] |= 1 << group;
                 if group == 0 {
-                    wins.push((rule, start.saturating_sub(span), end.saturating_add(span).min(n)));
+                    wins.push((
+                        rule,
+                        start.saturating_sub(span),
+                        end.saturating_add(span).min(n),
+                    ));
                 }
             }
         }

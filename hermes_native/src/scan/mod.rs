@@ -87,7 +87,10 @@ fn scan_into(text: &str, depth: u32, table: &'static Table, out: &mut Vec<Hit>) 
     if ascii {
         matcher::match_views(&table.fused, &fold.text, hay, table, &mut hits);
     } else {
-        let (raw_pre, fold_pre) = (table.prefilter(ViewKind::Raw), table.prefilter(ViewKind::Fold));
+        let (raw_pre, fold_pre) = (
+            table.prefilter(ViewKind::Raw),
+            table.prefilter(ViewKind::Fold),
+        );
         matcher::match_views(raw_pre, &raw.text, hay, table, &mut hits);
         matcher::match_views(fold_pre, &fold.text, hay, table, &mut hits);
     }
@@ -251,4 +254,3 @@ mod tests {
             .any(|f| f.rule_id == "obfuscation.base64_payload" && f.start == 5));
     }
 }
-

@@ -266,7 +266,10 @@ fn prefilter(kinds: &[ViewKind], raws: &[RawRule], rules: &[Rule]) -> Result<Pre
             return Err(bad(format!("rule {} has an empty literal group", raw.id)));
         }
         if rule.view == ViewKind::Uni && raw.any.iter().any(|l| l.is_ascii()) {
-            return Err(bad(format!("rule {}: uni literals must be non-ASCII", raw.id)));
+            return Err(bad(format!(
+                "rule {}: uni literals must be non-ASCII",
+                raw.id
+            )));
         }
         let groups = std::iter::once(&raw.any).chain(&raw.also);
         for (group, lits) in groups.enumerate() {
