@@ -109,8 +109,9 @@ def test_rule_listings_agree() -> None:
 
 
 def test_literal_prefilter_is_sound() -> None:
-    """Every match of every rule over the corpus, searched without windows, contains a literal of
-    each of the rule's groups: otherwise the prefilter would hide real matches."""
+    """Every match of every rule over the corpus, searched without windows, contains one of the
+    rule's `any` literals: otherwise the windows would hide real matches. (`also` groups are
+    conditions on the whole view, see rules.toml.)"""
     unsound = []
     for text in CORPUS:
         fold, _ = ref.fold_view(text, ref.table().fold)
@@ -126,9 +127,8 @@ def test_literal_prefilter_is_sound() -> None:
             view = views[rule.view]
             for m in rule.regex.finditer(view.text):
                 found = m.group(0).lower()
-                for group in (rule.literals, *rule.also):
-                    if not any(lit in found for lit in group):
-                        unsound.append((rule.id, found, group[:3]))
+                if not any(lit in found for lit in rule.literals):
+                    unsound.append((rule.id, found))
     assert not unsound
 
 
