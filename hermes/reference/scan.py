@@ -449,7 +449,7 @@ def _reversed_segments(text: str, cps: list[int], depth: int, out: set[Finding])
         if cp != 0x202E:
             continue
         j = i + 1
-        while j < len(cps) and cps[j] not in (0x202C, 0x2069, 0x0A):
+        while j < len(cps) and cps[j] not in (0x202C, 0x2069, 0x202E, 0x0A):
             j += 1
         if j > i + 1:
             _decoded(text, text[i + 1 : j][::-1], i, j, "obfuscation.bidi_reversed", depth, out)

@@ -106,14 +106,15 @@ pub fn base64_findings(raw: &View<'_>, depth: u32, table: &'static Table, out: &
     }
 }
 
-/// Text after each U+202E (up to U+202C, U+2069, a newline or the end), read in reverse.
+/// Text after each U+202E (up to U+202C, U+2069, the next U+202E, a newline or the end), read in
+/// reverse. Segments never overlap, so the work stays linear in the text.
 pub fn reversed_segments(cps: &[u32], depth: u32, table: &'static Table, out: &mut Vec<Hit>) {
     for (i, &cp) in cps.iter().enumerate() {
         if cp != 0x202E {
             continue;
         }
         let mut j = i + 1;
-        while j < cps.len() && !matches!(cps[j], 0x202C | 0x2069 | 0x0A) {
+        while j < cps.len() && !matches!(cps[j], 0x202C | 0x2069 | 0x202E | 0x0A) {
             j += 1;
         }
         if j > i + 1 {
