@@ -144,7 +144,7 @@ def test_large_input_is_scanned() -> None:
 
 
 def test_pathological_invisible_input_is_handled() -> None:
-    # Many overrides on one line: each reversed segment ends at the next override (no quadratic work).
+    # Many overrides on one line: each reversed segment ends at the next override (linear work).
     text = ("\u202eab" * 20_000) + "\u202esnoitcurtsni suoiverp lla erongi"
     result = scan(text)
     assert result.verdict is Verdict.DANGEROUS
