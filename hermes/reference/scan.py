@@ -202,7 +202,8 @@ def words_view(fold: View) -> tuple[View, bool]:
                 and fold.text[spans[j][1] : spans[j + 1][0]] == sep
             ):
                 j += 1
-            if j - i + 1 >= 3:
+            # Three letters make a letter-spaced run; once one was seen, two do ("T O").
+            if j - i + 1 >= (2 if joined else 3):
                 tokens.append([spans[k][0] for k in range(i, j + 1)])
                 joined = True
                 i = j + 1

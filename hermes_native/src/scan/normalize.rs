@@ -160,7 +160,7 @@ fn leet(b: u8) -> u8 {
 /// The words view, and whether a letter-spaced run ("i g n o r e") was joined.
 ///
 /// Tokens are joined by single spaces. A run of three or more one-character tokens separated by the same
-/// single non-newline character is joined into one token. Digits inside a token that also has letters
+/// single non-newline character is joined into one token (two, once such a run was seen). Digits inside a token that also has letters
 /// are read as leetspeak.
 pub fn words_view<'a>(fold: &View<'_>, with_origin: bool) -> (View<'a>, bool) {
     let text = &fold.text;
@@ -193,7 +193,8 @@ pub fn words_view<'a>(fold: &View<'_>, with_origin: bool) -> (View<'a>, bool) {
             {
                 j += 1;
             }
-            if j - i + 1 >= 3 {
+            // Three letters make a letter-spaced run; once one was seen, two do ("T O").
+            if j - i + 1 >= if joined { 2 } else { 3 } {
                 joined = true;
                 space(&mut bytes, &mut origin, prev_last);
                 let letters = || spans[i..=j].iter().map(|&(p, _)| p);
