@@ -20,6 +20,8 @@ CORPUS = texts(
     "holdout_benign",
     "holdout2_poisoned",
     "holdout2_benign",
+    "holdout3_poisoned",
+    "holdout3_benign",
 )
 
 # Pieces that exercise every stage: attack phrases, paths, secrets, invisible and look-alike code
