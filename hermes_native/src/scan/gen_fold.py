@@ -11,8 +11,9 @@ output code points).
 Each line is ``XXXX<TAB>YYYY YYYY ...`` (hex code points; an empty right side deletes the code point) or
 ``XXXX..ZZZZ<TAB>`` (a range of deleted code points).
 ASCII is not listed: both scanners lowercase A-Z and keep every other ASCII byte. A code point that is not
-listed folds to itself, and so does a code point whose fold holds no ASCII at all (Hangul syllables, CJK
-compatibility ideographs, ...): the scanner's rules only read ASCII, so such entries would be dead weight.
+listed folds to itself, and so does a code point whose fold is non-empty but holds no ASCII at all (Hangul
+syllables, CJK compatibility ideographs, ...): the scanner's rules only read ASCII, so such entries would
+be dead weight. Combining marks fold to nothing, so "i\u0307gnore" reads as "ignore".
 The fold of a code point is: deleted if invisible (zero-width, bidi, tag,
 variation selector, other default-ignorable format characters); otherwise NFKD, lowercased, combining
 marks (Mn, Me) dropped, then look-alike letters from other scripts (Cyrillic, Greek, Armenian, small
@@ -114,7 +115,7 @@ def main() -> int:
             continue
         ch = chr(cp)
         folded = fold(ch)
-        if folded != ch and any(c.isascii() for c in folded):
+        if folded != ch and (not folded or any(c.isascii() for c in folded)):
             lines.append(f"{cp:X}\t" + " ".join(f"{ord(c):X}" for c in folded))
     target.write_text("\n".join(lines) + "\n", encoding="ascii")
     print(f"wrote {len(lines) - 1} entries to {target}")
