@@ -22,6 +22,8 @@ CORPUS = texts(
     "holdout2_benign",
     "holdout3_poisoned",
     "holdout3_benign",
+    "holdout4_poisoned",
+    "holdout4_benign",
 )
 
 # Pieces that exercise every stage: attack phrases, paths, secrets, invisible and look-alike code
