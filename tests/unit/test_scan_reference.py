@@ -24,6 +24,8 @@ CORPUS = texts(
     "holdout3_benign",
     "holdout4_poisoned",
     "holdout4_benign",
+    "holdout5_poisoned",
+    "holdout5_benign",
 )
 
 # Pieces that exercise every stage: attack phrases, paths, secrets, invisible and look-alike code
