@@ -159,7 +159,8 @@ def raw_view(text: str) -> View:
 
 
 def fold_view(text: str, fold: dict[int, str]) -> tuple[View, bool]:
-    """The folded view and whether any code point was dropped as invisible."""
+    """The folded view, and whether an invisible code point or mark was dropped next to an ASCII
+    letter or digit (what gluing words together looks like)."""
     chars: list[str] = []
     origin: list[int] = []
     dropped = False
@@ -170,8 +171,12 @@ def fold_view(text: str, fold: dict[int, str]) -> tuple[View, bool]:
             origin.append(i)
             continue
         out = fold.get(cp, c)
-        if not out:
-            dropped = True
+        if not out and not dropped:
+            before = text[i - 1] if i > 0 else ""
+            after = text[i + 1] if i + 1 < len(text) else ""
+            dropped = (before.isascii() and before.isalnum()) or (
+                after.isascii() and after.isalnum()
+            )
         for o in out:
             chars.append(o if o < "\x80" else SUB)
             origin.append(i)

@@ -52,7 +52,8 @@ pub fn raw_view(text: &str, ascii: bool) -> View<'_> {
     }
 }
 
-/// The fold view, and whether any code point was dropped as invisible.
+/// The fold view, and whether an invisible code point or mark was dropped next to an ASCII letter or
+/// digit (what gluing words together looks like).
 pub fn fold_view<'a>(text: &'a str, ascii: bool, table: &Table) -> (View<'a>, bool) {
     if ascii {
         let bytes = text.as_bytes().to_ascii_lowercase();
@@ -67,15 +68,24 @@ pub fn fold_view<'a>(text: &'a str, ascii: bool, table: &Table) -> (View<'a>, bo
     let mut bytes = Vec::with_capacity(text.len());
     let mut origin = Vec::with_capacity(text.len());
     let mut dropped = false;
-    for (i, c) in text.chars().enumerate() {
-        let i = i as u32;
+    let mut prev: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    let mut i: u32 = 0;
+    while let Some(c) = chars.next() {
+        let before = prev.replace(c);
+        let at = i;
+        i += 1;
         if c.is_ascii() {
             bytes.push(c.to_ascii_lowercase() as u8);
-            origin.push(i);
+            origin.push(at);
             continue;
         }
+        let i = at;
         match table.fold(c as u32) {
-            Some("") => dropped = true,
+            Some("") => {
+                let glued = |x: Option<char>| x.is_some_and(|x| x.is_ascii_alphanumeric());
+                dropped = dropped || glued(before) || glued(chars.peek().copied());
+            }
             Some(folded) => {
                 for o in folded.chars() {
                     bytes.push(if o.is_ascii() { o as u8 } else { SUB });
