@@ -73,73 +73,89 @@ fn scan_into(text: &str, depth: u32, table: &'static Table, out: &mut Vec<Hit>) 
     }
     let raw = normalize::raw_view(text, ascii);
     let (fold, dropped) = normalize::fold_view(text, ascii, table);
-    // Offset maps of the words and squeeze views are only built when one of their rules fires (short
-    // texts, mostly clean) or up front (long texts, which nearly always have a finding somewhere).
-    let eager = text.len() > 4096;
-    let (words, joined) = normalize::words_view(&fold, eager);
-    let mut hits = Vec::new();
+    match_raw_and_fold(&raw, &fold, ascii, table, out);
+    match_words(&fold, dropped, text.len() > 4096, table, out);
+    if !ascii {
+        let uni = normalize::uni_view(text, table);
+        let mut hits = Vec::new();
+        let pre = table.prefilter(ViewKind::Uni);
+        matcher::match_views(pre, &uni.text, |_| &uni.text, table, &mut hits);
+        push_hits(&uni, hits, out);
+    }
+    if depth < decode::MAX_DEPTH {
+        decode::base64_findings(&raw, depth, table, out);
+    }
+}
+
+fn push_hits(view: &normalize::View<'_>, hits: Vec<matcher::ViewHit>, out: &mut Vec<Hit>) {
+    for h in hits {
+        let (start, end) = view.span(h.start, h.end);
+        out.push(Hit::new(start, end, &h.rule.info));
+    }
+}
+
+/// Rules of the raw and fold views. For ASCII text the two views line up position for position, so
+/// one automaton finds the literals of both.
+fn match_raw_and_fold(
+    raw: &normalize::View<'_>,
+    fold: &normalize::View<'_>,
+    ascii: bool,
+    table: &'static Table,
+    out: &mut Vec<Hit>,
+) {
     let hay = |kind: ViewKind| -> &[u8] {
         match kind {
             ViewKind::Raw => &raw.text,
             _ => &fold.text,
         }
     };
+    let mut hits = Vec::new();
     if ascii {
         matcher::match_views(&table.fused, &fold.text, hay, table, &mut hits);
     } else {
-        let (raw_pre, fold_pre) = (
-            table.prefilter(ViewKind::Raw),
-            table.prefilter(ViewKind::Fold),
-        );
+        let raw_pre = table.prefilter(ViewKind::Raw);
         matcher::match_views(raw_pre, &raw.text, hay, table, &mut hits);
+        let fold_pre = table.prefilter(ViewKind::Fold);
         matcher::match_views(fold_pre, &fold.text, hay, table, &mut hits);
     }
+    let (raw_hits, fold_hits) = hits.into_iter().partition(|h| h.rule.view == ViewKind::Raw);
+    push_hits(raw, raw_hits, out);
+    push_hits(fold, fold_hits, out);
+}
+
+/// Rules of the words view and, when words were glued or letter-spaced, the squeeze view. Their offset
+/// maps are only built when one of their rules fires (short texts, mostly clean) or up front (`eager`:
+/// long texts, which nearly always have a finding somewhere).
+fn match_words(
+    fold: &normalize::View<'_>,
+    dropped: bool,
+    eager: bool,
+    table: &'static Table,
+    out: &mut Vec<Hit>,
+) {
+    let (words, joined) = normalize::words_view(fold, eager);
+    let squeeze = (joined || dropped).then(|| normalize::squeeze_view(&words));
     let mut word_hits = Vec::new();
+    let mut squeeze_hits = Vec::new();
     let pre = table.prefilter(ViewKind::Words);
     matcher::match_views(pre, &words.text, |_| &words.text, table, &mut word_hits);
-    let squeeze = (joined || dropped).then(|| normalize::squeeze_view(&words));
     if let Some(sq) = &squeeze {
         let pre = table.prefilter(ViewKind::Squeeze);
-        matcher::match_views(pre, &sq.text, |_| &sq.text, table, &mut word_hits);
+        matcher::match_views(pre, &sq.text, |_| &sq.text, table, &mut squeeze_hits);
     }
-    if !ascii {
-        let uni = normalize::uni_view(text, table);
-        let mut uni_hits = Vec::new();
-        let pre = table.prefilter(ViewKind::Uni);
-        matcher::match_views(pre, &uni.text, |_| &uni.text, table, &mut uni_hits);
-        for h in uni_hits {
-            let (start, end) = uni.span(h.start, h.end);
-            out.push(Hit::new(start, end, &h.rule.info));
-        }
+    if word_hits.is_empty() && squeeze_hits.is_empty() {
+        return;
     }
-    for h in hits {
-        let view = if h.rule.view == ViewKind::Raw {
-            &raw
-        } else {
-            &fold
-        };
-        let (start, end) = view.span(h.start, h.end);
-        out.push(Hit::new(start, end, &h.rule.info));
-    }
-    if !word_hits.is_empty() {
-        let (words, squeeze) = if eager {
-            (words, squeeze)
-        } else {
-            let (words, _) = normalize::words_view(&fold, true);
-            let squeeze = squeeze.map(|_| normalize::squeeze_view(&words));
-            (words, squeeze)
-        };
-        for h in word_hits {
-            let view = match (&squeeze, h.rule.view) {
-                (Some(sq), ViewKind::Squeeze) => sq,
-                _ => &words,
-            };
-            let (start, end) = view.span(h.start, h.end);
-            out.push(Hit::new(start, end, &h.rule.info));
-        }
-    }
-    if depth < decode::MAX_DEPTH {
-        decode::base64_findings(&raw, depth, table, out);
+    let (words, squeeze) = if eager {
+        (words, squeeze)
+    } else {
+        let (words, _) = normalize::words_view(fold, true);
+        let squeeze = squeeze.map(|_| normalize::squeeze_view(&words));
+        (words, squeeze)
+    };
+    push_hits(&words, word_hits, out);
+    if let Some(sq) = &squeeze {
+        push_hits(sq, squeeze_hits, out);
     }
 }
 
