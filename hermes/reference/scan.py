@@ -1,33 +1,26 @@
 """Pure-Python reference of the native threat scanner (``hermes._native.scan``).
 
 Used only by differential tests and benchmarks: it must produce findings IDENTICAL to the Rust
-scanner.
-Both read the same rule table (``hermes_native/src/scan/rules.toml``) and fold table
+scanner. Both read the same rule table (``hermes_native/src/scan/rules.toml``) and fold table
 (``hermes_native/src/scan/fold.tsv``) from the source tree, so this module only works from a
-checkout
-(which is where tests and benchmarks run).
+checkout (which is where tests and benchmarks run).
 
 The algorithm, shared with ``hermes_native/src/scan/``:
 
 1. Unicode rules over the original code points (zero-width, bidi, tags, variation selectors,
-fillers),
-   with the benign contexts (emoji ZWJ sequences, subdivision flags, ideographic variation
-   sequences,
-   joining scripts, right-to-left text) exempted.
-2. Views of the text (see the header of rules.toml): ``raw``, ``fold``, ``words`` and, when letter
-   spacing or invisible characters were seen, ``squeeze``. Each view keeps a map from its positions
-   back
-   to code-point offsets in the original text.
+   fillers), with the benign contexts exempted (emoji ZWJ sequences, subdivision flags, ideographic
+   variation sequences, joining scripts, right-to-left text).
+2. Views of the text (see the header of rules.toml): ``raw``, ``fold``, ``words``, ``squeeze``
+   (when letter spacing or word-gluing invisible characters were seen) and ``uni`` (non-ASCII text
+   only). Each view keeps a map from its positions back to code-point offsets in the original text.
 3. For each rule whose literal groups (``any`` and each ``also``) all occur in its view: find every
    (overlapping) occurrence of its ``any`` literals, open a window of ``SPAN`` characters either
-   side of
-   each, merge overlapping windows, and run the regex over each
+   side of each (the whole view for ``uni``), merge overlapping windows, and run the regex over each
    window (``finditer(view, start, end)``: look-behind context is the whole view, the end is cut).
-4. Decoders: base64 runs, tag-character runs and text under a right-to-left override are decoded and
-   scanned again (up to ``MAX_DEPTH`` levels); what they find is reported on the encoded span.
+4. Decoders: base64 runs, tag-character runs and text under a right-to-left override are decoded
+   and scanned again (up to ``MAX_DEPTH`` levels); what they find is reported on the encoded span.
 5. Findings are de-duplicated and sorted by (start, end, rule_id); the verdict is the worst
-severity,
-   raised to dangerous when caution findings come from two categories or number three or more.
+   severity, raised to dangerous when caution findings come from two categories or number three.
 """
 
 from __future__ import annotations
@@ -188,8 +181,7 @@ _LEET = str.maketrans("013457", "oieast")
 
 
 def words_view(fold: View) -> tuple[View, bool]:
-    """Words of the fold view joined by single spaces; also whether a letter-spaced run was
-    joined."""
+    """Words of the fold view joined by single spaces, and whether a letter-spaced run was joined."""
     spans = [(m.start(), m.end()) for m in _TOKEN.finditer(fold.text)]
     joined = False
     tokens: list[list[int]] = []  # each token as a list of fold positions

@@ -1,8 +1,8 @@
 """Threat scanning of text before it enters a prompt: the façade over ``hermes._native``.
 
 Every memory entry, skill, SOUL.md and context file passes :func:`scan` before it is put into a
-system
-prompt; a flagged memory entry is shown as ``[BLOCKED: <reason>]`` with :func:`block_reason`.
+system prompt; a flagged memory entry is shown as ``[BLOCKED: <reason>]`` with
+:func:`block_reason`.
 
 What is detected (``hermes scan --rules`` lists every rule): prompt injection and role hijack,
 instructions to hide things from the user, credential exfiltration and remote code execution,
@@ -10,16 +10,17 @@ persistence (back doors, shell start-up files, cron, the agent's own config, mem
 hard-coded secrets, and invisible Unicode (zero-width characters, bidi overrides, tag characters,
 variation-selector smuggling). The scanner sees through NFKC forms, look-alike letters, leetspeak,
 zero-width characters inside words, letter spacing, instructions split across lines, base64, HTML
-and
-markdown comments, and text reversed under a right-to-left override.
+and markdown comments, and text reversed under a right-to-left override. Phrases in other languages
+(German, French, Spanish, Portuguese, Italian, Dutch, Chinese, Japanese, Korean, Russian) are
+covered for the commonest attacks.
 
 Offsets are code points into the text as given (Python string indices), and
 ``finding.excerpt == text[finding.start:finding.end]``.
 
 Lone surrogates (a Python ``str`` can hold them, UTF-8 cannot; they come from
 ``errors="surrogateescape"`` decoding of bad bytes) are replaced by U+FFFD for the native scanner,
-which
-keeps every offset valid, and each run of them is reported as a ``unicode.lone_surrogate`` finding.
+which keeps every offset valid, and each run of them is reported as a ``unicode.lone_surrogate``
+finding.
 """
 
 from __future__ import annotations

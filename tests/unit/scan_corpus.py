@@ -1,5 +1,4 @@
-"""Loading the threat-scanner corpora in tests/corpus/scan (shared by the scan tests and
-benchmark)."""
+"""Loading the threat-scanner corpora in tests/corpus/scan (shared by tests and benchmark)."""
 
 from __future__ import annotations
 

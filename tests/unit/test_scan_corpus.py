@@ -1,5 +1,5 @@
-"""Detection quality over the hand-written corpora: recall on poisoned entries, false positives on
-benign hard negatives. The goals (issue): >= 95% of poisoned entries flagged, <= 2% of benign
+"""Detection quality over the hand-written corpora: recall on poisoned entries, false positives
+on benign hard negatives. The goals (issue): >= 95% of poisoned entries flagged, <= 2% of benign
 ones."""
 
 from __future__ import annotations
@@ -47,10 +47,9 @@ def test_recall_and_false_positive_rate_meet_the_goal() -> None:
 
 @pytest.mark.parametrize("name", ["holdout", "holdout2", "holdout3", "holdout4", "holdout5"])
 def test_holdout_figures(name: str) -> None:
-    """The held-out sets were written after the rules and not tuned on (holdout2 is the clean one;
-    holdout was looked at once, see tests/corpus/scan/README.md). The figures are printed as they
-    are
-    and held to a looser bar than the tuned corpus."""
+    """Held-out sets, each written after a round of rule work and scored untouched once (figures
+    in tests/corpus/scan/README.md); their misses were read afterwards, so only those first scores
+    were clean. Printed as they are, and held to a looser bar than the development corpus."""
     recall, fp_rate, missed, false_pos = _rates(f"{name}_poisoned", f"{name}_benign")
     print(f"\n{name}: recall {recall:.1%}, false positives {fp_rate:.1%}")
     for line in missed:
