@@ -181,7 +181,7 @@ _LEET = str.maketrans("013457", "oieast")
 
 
 def words_view(fold: View) -> tuple[View, bool]:
-    """Words of the fold view joined by single spaces, and whether a letter-spaced run was joined."""
+    """Words of the fold view joined by single spaces, and whether letter spacing was joined."""
     spans = [(m.start(), m.end()) for m in _TOKEN.finditer(fold.text)]
     joined = False
     tokens: list[list[int]] = []  # each token as a list of fold positions
