@@ -25,8 +25,12 @@ def count_chat_tokens(messages: list[dict[str, str]], encoding: str) -> int: ...
 
 # --- scan ----------------------------------------------------------------------------------------
 # Threat scanning of text that enters a prompt. A finding is
-# (category, rule_id, start, end, excerpt) with start/end as code-point offsets into the input.
-# The verdict is "safe", "caution" or "dangerous".
+# (category, rule_id, start, end, excerpt) with start/end as code-point offsets into the input
+# and excerpt == text[start:end]; findings are sorted by (start, end, rule_id). The verdict is
+# "safe" (no finding), "caution" or "dangerous". A str holding lone surrogates raises
+# InvalidInputError (the façade hermes.security.scan replaces and reports them). scan_batch
+# releases the GIL for the whole batch. scan_rules() lists (rule_id, category, severity,
+# description).
 
 def scan(text: str) -> tuple[str, list[tuple[str, str, int, int, str]]]: ...
 def scan_batch(texts: list[str]) -> list[tuple[str, list[tuple[str, str, int, int, str]]]]: ...

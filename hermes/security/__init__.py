@@ -1,0 +1,4 @@
+"""Security policy helpers.
+
+:mod:`hermes.security.scan` is the threat scanner every prompt input passes.
+"""

@@ -1,0 +1,398 @@
+//! The compiled rule table: `rules.toml` (regex rules, code rules, Unicode ranges) and `fold.tsv` (the
+//! per-code-point fold), both compiled into the binary and shared with the Python reference, which
+//! reads the same files. Loaded once, on first use.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
+
+use aho_corasick::dfa::DFA;
+use aho_corasick::{MatchKind, StartKind};
+use regex::bytes::{Regex, RegexBuilder};
+use serde::Deserialize;
+
+use crate::{Error, Result};
+
+const RULES_TOML: &str = include_str!("rules.toml");
+const FOLD_TSV: &str = include_str!("fold.tsv");
+
+/// Severity of a rule; the verdict is derived from the severities of the findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Caution,
+    Dangerous,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Caution => "caution",
+            Severity::Dangerous => "dangerous",
+        }
+    }
+}
+
+/// The views a rule can run against (see the header of rules.toml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ViewKind {
+    Raw,
+    Fold,
+    Words,
+    Squeeze,
+    Uni,
+}
+
+impl ViewKind {
+    /// Position in [`VIEW_KINDS`] and in `Table::prefilters`.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+pub const VIEW_KINDS: [ViewKind; 5] = [
+    ViewKind::Raw,
+    ViewKind::Fold,
+    ViewKind::Words,
+    ViewKind::Squeeze,
+    ViewKind::Uni,
+];
+
+/// Documentation of one rule, as `scan_rules()` lists it.
+#[derive(Debug, Clone)]
+pub struct RuleInfo {
+    pub id: String,
+    pub category: String,
+    pub severity: Severity,
+    pub description: String,
+}
+
+/// A compiled regex rule.
+#[derive(Debug)]
+pub struct Rule {
+    pub info: RuleInfo,
+    pub view: ViewKind,
+    /// Bit mask with one bit per literal group (`any` is bit 0, each `also` group the next bits): a
+    /// rule runs only when a literal of every group occurs in its view.
+    pub full_mask: u8,
+    pub regex: Regex,
+    pub secret_check: bool,
+    pub min_distinct: usize,
+}
+
+/// The literal prefilter of one view: an Aho-Corasick DFA over the literals of its rules, walked byte
+/// by byte so that every (overlapping) occurrence is seen.
+#[derive(Debug)]
+pub struct Prefilter {
+    pub dfa: DFA,
+    /// For each literal (pattern id), the (rule index, literal group) pairs it stands for.
+    pub rules_of: Vec<Vec<(usize, u8)>>,
+    /// Run rules over the whole view instead of windows (the uni view).
+    pub whole_view: bool,
+}
+
+/// Inclusive code-point ranges, sorted, for membership tests.
+#[derive(Debug, Default)]
+pub struct Ranges(Vec<(u32, u32)>);
+
+impl Ranges {
+    pub fn contains(&self, cp: u32) -> bool {
+        let i = self.0.partition_point(|&(_, hi)| hi < cp);
+        self.0.get(i).is_some_and(|&(lo, _)| lo <= cp)
+    }
+}
+
+/// Unicode ranges named in rules.toml.
+#[derive(Debug, Default)]
+pub struct UnicodeRanges {
+    pub emoji: Ranges,
+    pub vs_base: Ranges,
+    pub cjk: Ranges,
+    pub rtl: Ranges,
+    pub joining: Ranges,
+}
+
+/// Everything the scanner needs, built once.
+#[derive(Debug)]
+pub struct Table {
+    pub rules: Vec<Rule>,
+    pub builtins: Vec<RuleInfo>,
+    /// One prefilter per view, indexed by [`ViewKind::index`].
+    pub prefilters: Vec<Prefilter>,
+    /// Raw and fold literals in one automaton, run over the fold view of ASCII text (where the fold view
+    /// is the lowercased raw view, position for position).
+    pub fused: Prefilter,
+    pub ranges: UnicodeRanges,
+    /// Sorted (code point, folded text) pairs for non-ASCII code points that do not fold to themselves.
+    fold: Vec<(u32, Box<str>)>,
+    builtin_index: HashMap<String, usize>,
+}
+
+#[derive(Deserialize)]
+struct RawTable {
+    #[serde(default)]
+    defs: BTreeMap<String, String>,
+    rule: Vec<RawRule>,
+    builtin: Vec<RawBuiltin>,
+    unicode: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Deserialize)]
+struct RawRule {
+    id: String,
+    category: String,
+    severity: String,
+    view: String,
+    description: String,
+    any: Vec<String>,
+    #[serde(default)]
+    also: Vec<Vec<String>>,
+    pattern: String,
+    check: Option<String>,
+    min_distinct: Option<usize>,
+}
+
+#[derive(Deserialize)]
+struct RawBuiltin {
+    id: String,
+    category: String,
+    severity: String,
+    description: String,
+}
+
+fn bad(msg: String) -> Error {
+    Error::InvalidInput(format!("the scan rule table is broken: {msg}"))
+}
+
+fn severity(s: &str) -> Result<Severity> {
+    match s {
+        "caution" => Ok(Severity::Caution),
+        "dangerous" => Ok(Severity::Dangerous),
+        other => Err(bad(format!("unknown severity {other:?}"))),
+    }
+}
+
+fn view(s: &str) -> Result<ViewKind> {
+    match s {
+        "raw" => Ok(ViewKind::Raw),
+        "fold" => Ok(ViewKind::Fold),
+        "words" => Ok(ViewKind::Words),
+        "squeeze" => Ok(ViewKind::Squeeze),
+        "uni" => Ok(ViewKind::Uni),
+        other => Err(bad(format!("unknown view {other:?}"))),
+    }
+}
+
+fn parse_ranges(items: &[String]) -> Result<Ranges> {
+    let hex = |s: &str| u32::from_str_radix(s, 16).map_err(|e| bad(format!("range {s:?}: {e}")));
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let (lo, hi) = match item.split_once('-') {
+            Some((lo, hi)) => (hex(lo)?, hex(hi)?),
+            None => (hex(item)?, hex(item)?),
+        };
+        out.push((lo, hi));
+    }
+    out.sort_unstable();
+    Ok(Ranges(out))
+}
+
+fn parse_fold(tsv: &str) -> Result<Vec<(u32, Box<str>)>> {
+    let hex = |s: &str| u32::from_str_radix(s, 16).map_err(|e| bad(format!("fold.tsv {s:?}: {e}")));
+    let mut out = Vec::new();
+    for line in tsv.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        let (key, value) = line.split_once('\t').unwrap_or((line, ""));
+        let mut folded = String::new();
+        for h in value.split_whitespace() {
+            let cp = hex(h)?;
+            folded.push(char::from_u32(cp).ok_or_else(|| bad(format!("fold.tsv: bad {h}")))?);
+        }
+        let folded: Box<str> = folded.into();
+        match key.split_once("..") {
+            Some((lo, hi)) => {
+                for cp in hex(lo)?..=hex(hi)? {
+                    out.push((cp, folded.clone()));
+                }
+            }
+            None => out.push((hex(key)?, folded)),
+        }
+    }
+    out.sort_unstable_by_key(|&(cp, _)| cp);
+    Ok(out)
+}
+
+fn compile(raw: &RawRule, defs: &BTreeMap<String, String>) -> Result<Rule> {
+    let mut pattern = raw.pattern.clone();
+    for (name, value) in defs {
+        pattern = pattern.replace(&format!("{{{{{name}}}}}"), value);
+    }
+    let regex = RegexBuilder::new(&pattern)
+        .unicode(false)
+        .size_limit(64 << 20)
+        .dfa_size_limit(16 << 20)
+        .build()
+        .map_err(|e| bad(format!("rule {}: {e}", raw.id)))?;
+    let secret_check = match raw.check.as_deref() {
+        None => false,
+        Some("secret") => true,
+        Some(other) => return Err(bad(format!("rule {}: unknown check {other:?}", raw.id))),
+    };
+    let view = view(&raw.view)?;
+    if raw.also.len() > 7 {
+        return Err(bad(format!("rule {}: at most 7 `also` groups", raw.id)));
+    }
+    Ok(Rule {
+        full_mask: ((1u16 << (raw.also.len() + 1)) - 1) as u8,
+        info: RuleInfo {
+            id: raw.id.clone(),
+            category: raw.category.clone(),
+            severity: severity(&raw.severity)?,
+            description: raw.description.clone(),
+        },
+        view,
+        regex,
+        secret_check,
+        min_distinct: raw.min_distinct.unwrap_or(10),
+    })
+}
+
+fn prefilter(kinds: &[ViewKind], raws: &[RawRule], rules: &[Rule]) -> Result<Prefilter> {
+    let mut literals: Vec<String> = Vec::new();
+    let mut rules_of: Vec<Vec<(usize, u8)>> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (i, (raw, rule)) in raws.iter().zip(rules).enumerate() {
+        if !kinds.contains(&rule.view) {
+            continue;
+        }
+        if raw.any.is_empty() || raw.also.iter().any(Vec::is_empty) {
+            return Err(bad(format!("rule {} has an empty literal group", raw.id)));
+        }
+        if rule.view == ViewKind::Uni && raw.any.iter().any(|l| l.is_ascii()) {
+            return Err(bad(format!(
+                "rule {}: uni literals must be non-ASCII",
+                raw.id
+            )));
+        }
+        let groups = std::iter::once(&raw.any).chain(&raw.also);
+        for (group, lits) in groups.enumerate() {
+            for lit in lits {
+                let lit = lit.to_lowercase();
+                if lit.is_empty() || lit.contains('\n') {
+                    return Err(bad(format!("rule {}: empty literal or newline", raw.id)));
+                }
+                let id = *index.entry(lit.clone()).or_insert_with(|| {
+                    literals.push(lit);
+                    rules_of.push(Vec::new());
+                    rules_of.len() - 1
+                });
+                let entry = (i, group as u8);
+                if !rules_of[id].contains(&entry) {
+                    rules_of[id].push(entry);
+                }
+            }
+        }
+    }
+    let dfa = DFA::builder()
+        .match_kind(MatchKind::Standard)
+        .start_kind(StartKind::Unanchored)
+        .prefilter(false)
+        .ascii_case_insensitive(kinds == [ViewKind::Raw])
+        .build(&literals)
+        .map_err(|e| bad(format!("prefilter: {e}")))?;
+    Ok(Prefilter {
+        dfa,
+        rules_of,
+        whole_view: kinds == [ViewKind::Uni],
+    })
+}
+
+impl Table {
+    /// The prefilter of one view.
+    pub fn prefilter(&self, kind: ViewKind) -> &Prefilter {
+        &self.prefilters[kind.index()]
+    }
+
+    fn load() -> Result<Table> {
+        let raw: RawTable =
+            toml::from_str(RULES_TOML).map_err(|e| bad(format!("rules.toml: {e}")))?;
+        let rules = raw
+            .rule
+            .iter()
+            .map(|r| compile(r, &raw.defs))
+            .collect::<Result<Vec<_>>>()?;
+        let prefilters = VIEW_KINDS
+            .iter()
+            .map(|&kind| prefilter(&[kind], &raw.rule, &rules))
+            .collect::<Result<Vec<_>>>()?;
+        let fused = prefilter(&[ViewKind::Raw, ViewKind::Fold], &raw.rule, &rules)?;
+        let builtins = raw
+            .builtin
+            .iter()
+            .map(|b| {
+                Ok(RuleInfo {
+                    id: b.id.clone(),
+                    category: b.category.clone(),
+                    severity: severity(&b.severity)?,
+                    description: b.description.clone(),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let builtin_index = builtins
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.id.clone(), i))
+            .collect();
+        let range = |name: &str| -> Result<Ranges> {
+            parse_ranges(
+                raw.unicode
+                    .get(name)
+                    .ok_or_else(|| bad(format!("missing unicode.{name}")))?,
+            )
+        };
+        let ranges = UnicodeRanges {
+            emoji: range("emoji")?,
+            vs_base: range("vs_base")?,
+            cjk: range("cjk")?,
+            rtl: range("rtl")?,
+            joining: range("joining")?,
+        };
+        Ok(Table {
+            rules,
+            builtins,
+            prefilters,
+            fused,
+            ranges,
+            fold: parse_fold(FOLD_TSV)?,
+            builtin_index,
+        })
+    }
+
+    /// The built-in (code) rule with this id. The ids are fixed in the code and checked by tests.
+    pub fn builtin(&self, id: &str) -> &RuleInfo {
+        &self.builtins[self.builtin_index[id]]
+    }
+
+    /// The folded form of a non-ASCII code point, or `None` when it folds to itself.
+    pub fn fold(&self, cp: u32) -> Option<&str> {
+        self.fold
+            .binary_search_by_key(&cp, |&(c, _)| c)
+            .ok()
+            .map(|i| &*self.fold[i].1)
+    }
+
+    /// Every rule, regex rules first, as `scan_rules()` lists them.
+    pub fn infos(&self) -> impl Iterator<Item = &RuleInfo> {
+        self.rules
+            .iter()
+            .map(|r| &r.info)
+            .chain(self.builtins.iter())
+    }
+}
+
+/// The table, loaded on first use. An error here means the compiled-in table is broken (a bug that
+/// `cargo test` catches), never bad input.
+pub fn table() -> Result<&'static Table> {
+    static TABLE: OnceLock<std::result::Result<Table, Error>> = OnceLock::new();
+    TABLE
+        .get_or_init(Table::load)
+        .as_ref()
+        .map_err(Clone::clone)
+}

@@ -1,0 +1,238 @@
+//! Rules on invisible and direction-changing code points, with their benign contexts exempted:
+//! emoji ZWJ sequences, subdivision flags (U+1F3F4 + tags + U+E007F), a single variation selector after
+//! a base that takes one, registered ideographic variation sequences, ZWJ/ZWNJ between letters of
+//! scripts that use them, direction marks and isolates in right-to-left text, a leading BOM.
+
+use super::decode;
+use super::table::{Ranges, Table};
+use super::Hit;
+
+const ZERO_WIDTH: [u32; 5] = [0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF];
+const MARKS: [u32; 3] = [0x200E, 0x200F, 0x061C];
+const EMBEDDINGS: [u32; 7] = [0x202A, 0x202B, 0x202C, 0x2066, 0x2067, 0x2068, 0x2069];
+const OVERRIDES: [u32; 2] = [0x202D, 0x202E];
+const FILLERS: [(u32, u32); 9] = [
+    (0x3164, 0x3164),
+    (0xFFA0, 0xFFA0),
+    (0x115F, 0x1160),
+    (0x00AD, 0x00AD),
+    (0x2061, 0x2064),
+    (0x206A, 0x206F),
+    (0xFFF9, 0xFFFB),
+    (0x1D173, 0x1D17A),
+    (0x1BCA0, 0x1BCA3),
+];
+/// `prev`/`next` when there is no neighbour.
+const NONE: u32 = u32::MAX;
+
+/// What a single code point triggers on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    ZeroWidth,
+    BidiControl,
+    BidiOverride,
+    Tag,
+    VsSmuggling,
+    StrayVs,
+    Filler,
+}
+
+impl Kind {
+    fn rule_id(self) -> &'static str {
+        match self {
+            Kind::ZeroWidth => "unicode.zero_width",
+            Kind::BidiControl => "unicode.bidi_control",
+            Kind::BidiOverride => "unicode.bidi_override",
+            Kind::Tag => "unicode.tag_characters",
+            Kind::VsSmuggling => "unicode.variation_selector_smuggling",
+            Kind::StrayVs => "unicode.stray_variation_selector",
+            Kind::Filler => "unicode.invisible_filler",
+        }
+    }
+
+    /// Kinds that merge into one `unicode.zero_width_run` finding when adjacent.
+    fn is_invisible(self) -> bool {
+        matches!(self, Kind::ZeroWidth | Kind::BidiControl | Kind::Filler)
+    }
+}
+
+fn is_vs(cp: u32) -> bool {
+    (0xFE00..=0xFE0F).contains(&cp) || (0xE0100..=0xE01EF).contains(&cp)
+}
+
+fn is_ascii_letter(cp: u32) -> bool {
+    (0x41..=0x5A).contains(&cp) || (0x61..=0x7A).contains(&cp)
+}
+
+fn in_ranges(ranges: &Ranges, cp: u32) -> bool {
+    cp != NONE && ranges.contains(cp)
+}
+
+/// Marks the tag characters that belong to a well-formed emoji subdivision flag.
+fn valid_flag_tags(cps: &[u32]) -> Vec<bool> {
+    let mut valid = vec![false; cps.len()];
+    for j in 0..cps.len() {
+        if cps[j] != 0x1F3F4 {
+            continue;
+        }
+        let mut k = j + 1;
+        while k < cps.len() && (0xE0020..=0xE007E).contains(&cps[k]) && k - j <= 16 {
+            k += 1;
+        }
+        if k > j + 1 && k < cps.len() && cps[k] == 0xE007F {
+            valid[j + 1..=k].iter_mut().for_each(|v| *v = true);
+        }
+    }
+    valid
+}
+
+/// Whether a code point can trigger a Unicode rule at all: the cheap test that lets ordinary text skip
+/// classification.
+pub fn maybe_special(cp: u32) -> bool {
+    matches!(cp,
+        0x00AD | 0x061C | 0x115F..=0x1160 | 0x200B..=0x206F | 0x3164 | 0xFE00..=0xFE0F | 0xFEFF
+        | 0xFFA0 | 0xFFF9..=0xFFFB | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0000..=0xE01EF)
+}
+
+fn classify(cps: &[u32], table: &Table) -> Vec<Option<Kind>> {
+    let r = &table.ranges;
+    let has_rtl = cps.iter().any(|cp| EMBEDDINGS.contains(cp))
+        && cps.iter().any(|&cp| cp >= 0x590 && r.rtl.contains(cp));
+    let flags = if cps.iter().any(|cp| (0xE0000..=0xE007F).contains(cp)) {
+        valid_flag_tags(cps)
+    } else {
+        vec![false; cps.len()]
+    };
+    let n = cps.len();
+    (0..n)
+        .map(|i| {
+            let cp = cps[i];
+            if !maybe_special(cp) {
+                return None;
+            }
+            let prev = if i > 0 { cps[i - 1] } else { NONE };
+            let next = if i + 1 < n { cps[i + 1] } else { NONE };
+            if ZERO_WIDTH.contains(&cp) {
+                let emoji_zwj = cp == 0x200D
+                    && (in_ranges(&r.emoji, prev) || prev == 0xFE0F || prev == 0xE007F)
+                    && in_ranges(&r.emoji, next);
+                let joining = (cp == 0x200C || cp == 0x200D)
+                    && in_ranges(&r.joining, prev)
+                    && in_ranges(&r.joining, next);
+                let bom = cp == 0xFEFF && i == 0;
+                (!(emoji_zwj || joining || bom)).then_some(Kind::ZeroWidth)
+            } else if MARKS.contains(&cp) {
+                (is_ascii_letter(prev) && is_ascii_letter(next)).then_some(Kind::BidiControl)
+            } else if EMBEDDINGS.contains(&cp) {
+                (!has_rtl).then_some(Kind::BidiControl)
+            } else if OVERRIDES.contains(&cp) {
+                Some(Kind::BidiOverride)
+            } else if (0xE0000..=0xE007F).contains(&cp) {
+                (!flags[i]).then_some(Kind::Tag)
+            } else if (0xFE00..=0xFE0F).contains(&cp) {
+                if is_vs(prev) || is_vs(next) {
+                    Some(Kind::VsSmuggling)
+                } else if in_ranges(&r.emoji, prev) || in_ranges(&r.vs_base, prev) {
+                    None
+                } else {
+                    Some(Kind::StrayVs)
+                }
+            } else if (0xE0100..=0xE01EF).contains(&cp) {
+                if is_vs(prev) || is_vs(next) {
+                    Some(Kind::VsSmuggling)
+                } else if in_ranges(&r.cjk, prev) {
+                    None
+                } else {
+                    Some(Kind::StrayVs)
+                }
+            } else if FILLERS.iter().any(|&(lo, hi)| (lo..=hi).contains(&cp)) {
+                Some(Kind::Filler)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// Findings of the Unicode rules over `text` (whose code points are `cps`), plus what the tag and
+/// right-to-left-override decoders find underneath.
+pub fn findings(cps: &[u32], depth: u32, table: &'static Table, out: &mut Vec<Hit>) {
+    let kinds = classify(cps, table);
+    let n = cps.len();
+    let mut i = 0;
+    while i < n {
+        let Some(kind) = kinds[i] else {
+            i += 1;
+            continue;
+        };
+        let mut j = i + 1;
+        while j < n
+            && kinds[j].is_some_and(|k| {
+                if kind.is_invisible() {
+                    k.is_invisible()
+                } else {
+                    k == kind
+                }
+            })
+        {
+            j += 1;
+        }
+        let rule_id = if kind.is_invisible() && j - i >= 2 {
+            "unicode.zero_width_run"
+        } else {
+            kind.rule_id()
+        };
+        out.push(Hit::new(i, j, table.builtin(rule_id)));
+        if kind == Kind::Tag && depth < decode::MAX_DEPTH {
+            let hidden: String = cps[i..j]
+                .iter()
+                .filter(|&&cp| (0xE0020..=0xE007E).contains(&cp))
+                .filter_map(|&cp| char::from_u32(cp - 0xE0000))
+                .collect();
+            if !hidden.is_empty() {
+                decode::report(&hidden, i, j, "obfuscation.tag_payload", depth, table, out);
+            }
+        }
+        i = j;
+    }
+    if depth < decode::MAX_DEPTH && cps.contains(&0x202E) {
+        decode::reversed_segments(cps, depth, table, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::table::table;
+
+    fn kinds(s: &str) -> Vec<Option<Kind>> {
+        let cps: Vec<u32> = s.chars().map(|c| c as u32).collect();
+        classify(&cps, table().unwrap())
+    }
+
+    #[test]
+    fn benign_sequences_are_exempt() {
+        for s in [
+            "👨\u{200d}👩\u{200d}👧",
+            "🏳\u{fe0f}\u{200d}🌈",
+            "🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}",
+            "1\u{fe0f}\u{20e3}",
+            "葛\u{e0100}",
+            "می\u{200c}خواهم",
+            "\u{feff}hello",
+            "שלום \u{200f}(x)",
+        ] {
+            assert!(kinds(s).iter().all(Option::is_none), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn smuggling_is_flagged() {
+        assert!(kinds("a\u{200b}b").contains(&Some(Kind::ZeroWidth)));
+        assert!(kinds("😊\u{fe01}\u{e0110}").contains(&Some(Kind::VsSmuggling)));
+        assert!(kinds("a\u{fe0f}").contains(&Some(Kind::StrayVs)));
+        assert!(kinds("hi\u{e0068}\u{e0069}").contains(&Some(Kind::Tag)));
+        assert!(kinds("x\u{202e}y").contains(&Some(Kind::BidiOverride)));
+        assert!(kinds("ab\u{2066}c").contains(&Some(Kind::BidiControl)));
+    }
+}
