@@ -10,7 +10,21 @@ Checked against the compiled module by ``python -m mypy.stubtest hermes._native`
 from typing import Self, TypeAlias, final
 
 __version__: str
-__all__: list[str]
+__all__ = [
+    "SearchIndex",
+    "__version__",
+    "analyze_text",
+    "count_chat_tokens",
+    "count_tokens",
+    "count_tokens_batch",
+    "decode_bytes",
+    "digest",
+    "encode",
+    "encodings",
+    "scan",
+    "scan_batch",
+    "scan_rules",
+]
 
 # --- tokens --------------------------------------------------------------------------------------
 # Exact token counts for the OpenAI encodings "cl100k_base" and "o200k_base". The vocabularies are

@@ -48,7 +48,8 @@ cli.add_command(scan_command)
 def main() -> None:
     """Run the CLI; errors Hermes raises on purpose print as one message and a hint, exit code 1."""
     try:
-        cli.main(standalone_mode=False)
+        # Without standalone mode click *returns* the code of ``ctx.exit(n)`` instead of exiting.
+        result = cli.main(standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
@@ -62,6 +63,7 @@ def main() -> None:
         if exc.hint:
             click.echo(f"Hint: {exc.hint}", err=True)
         sys.exit(1)
+    sys.exit(result if isinstance(result, int) else 0)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ Exit codes: 0 when everything scanned is safe, 1 when anything is flagged (cauti
 from __future__ import annotations
 
 import json
-import sys
 from typing import TextIO
 
 import click
@@ -113,7 +112,4 @@ def scan_command(source: TextIO, lines: bool, as_json: bool, list_rules: bool) -
             click.echo(_as_json(results[0]))
         else:
             _show(console, results[0])
-    # sys.exit, not click's Exit: the top-level runner calls click in non-standalone mode, where
-    # click
-    # returns Exit codes instead of exiting with them.
-    sys.exit(EXIT_FLAGGED if any(r.flagged for r in results) else EXIT_SAFE)
+    click.get_current_context().exit(EXIT_FLAGGED if any(r.flagged for r in results) else EXIT_SAFE)
