@@ -260,7 +260,7 @@ def show_command(session_id: str, full: bool) -> None:
 @click.option("--since", default=None, help="Not before: 2025-01-31, 2025-01-31T14:30, 7d, 2h.")
 @click.option("--until", default=None, help="Not after (a bare date includes that whole day).")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1, max=10_000))
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (one object per hit).")
+@click.option("--json", "as_json", is_flag=True, help="Print the hits as a JSON array.")
 @_friendly_errors
 def search_command(
     query: str,
