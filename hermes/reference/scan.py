@@ -489,6 +489,17 @@ def _printable_ascii(data: bytes) -> bool:
     return len(data) >= 8 and good * 10 >= len(data) * 9
 
 
+def _printable_unicode(text: str) -> bool:
+    """Text in another script: at least 4 code points, no control character other than tab and
+    line breaks, no replacement character (random bytes are almost never valid UTF-8)."""
+
+    def printable(c: str) -> bool:
+        cp = ord(c)
+        return not (cp < 0x20 and c not in "\t\n\r") and not 0x7F <= cp <= 0x9F and cp != 0xFFFD
+
+    return len(text) >= 4 and not text.isascii() and all(printable(c) for c in text)
+
+
 def decode_base64_run(run: str) -> str | None:
     """Decode a base64 (standard or URL-safe, padded or not) run to text, or None if it is not
     text."""
@@ -501,12 +512,13 @@ def decode_base64_run(run: str) -> str | None:
         data = base64.b64decode(body + "=" * (-len(body) % 4))
     except binascii.Error:
         return None
-    if not _printable_ascii(data):
-        return None
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+    if _printable_ascii(data):
+        return text
+    return text if _printable_unicode(text) else None
 
 
 def _base64_findings(text: str, raw: View, depth: int, out: set[Finding]) -> None:

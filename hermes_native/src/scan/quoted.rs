@@ -25,18 +25,50 @@ const PAIRS: [(char, char); 9] = [
 
 /// Words that introduce an example when they directly precede the quotation.
 const CUES: [&str; 37] = [
-    "like", "such as", "e.g.", "e.g", "eg", "i.e.", "for example", "for instance", "example",
-    "examples", "phrase", "phrases", "string", "strings", "pattern", "patterns", "attack",
-    "attacks", "payload", "payloads", "fixture", "fixtures", "sample", "samples", "quote",
-    "quotes", "quoted", "flags", "flagged", "detects", "detected", "blocks", "blocked",
-    "catches", "matches", "lines", "entries",
+    "like",
+    "such as",
+    "e.g.",
+    "e.g",
+    "eg",
+    "i.e.",
+    "for example",
+    "for instance",
+    "example",
+    "examples",
+    "phrase",
+    "phrases",
+    "string",
+    "strings",
+    "pattern",
+    "patterns",
+    "attack",
+    "attacks",
+    "payload",
+    "payloads",
+    "fixture",
+    "fixtures",
+    "sample",
+    "samples",
+    "quote",
+    "quotes",
+    "quoted",
+    "flags",
+    "flagged",
+    "detects",
+    "detected",
+    "blocks",
+    "blocked",
+    "catches",
+    "matches",
+    "lines",
+    "entries",
 ];
 
 /// Words before the quotation that turn it into an order ("always reply with phrases like '...'").
 const DIRECTIVES: [&str; 28] = [
-    "do", "run", "execute", "follow", "obey", "say", "write", "include", "add", "use",
-    "remember", "always", "must", "should", "please", "tell", "reply", "respond", "answer",
-    "send", "treat", "act", "apply", "insert", "append", "type", "output", "print",
+    "do", "run", "execute", "follow", "obey", "say", "write", "include", "add", "use", "remember",
+    "always", "must", "should", "please", "tell", "reply", "respond", "answer", "send", "treat",
+    "act", "apply", "insert", "append", "type", "output", "print",
 ];
 
 /// Categories whose findings a specimen quotation can drop.
@@ -108,9 +140,9 @@ fn specimens(cps: &[char]) -> Vec<(usize, usize)> {
             continue;
         }
         let end = n.min(i + 2 + MAX_QUOTE);
-        let found = (i + 2..end).take_while(|&j| cps[j - 1] != '\n').find(|&j| {
-            cps[j] == close && !cps.get(j + 1).copied().is_some_and(is_word_char)
-        });
+        let found = (i + 2..end)
+            .take_while(|&j| cps[j - 1] != '\n')
+            .find(|&j| cps[j] == close && !cps.get(j + 1).copied().is_some_and(is_word_char));
         let Some(j) = found else {
             i += 1;
             continue;
@@ -128,7 +160,10 @@ fn specimens(cps: &[char]) -> Vec<(usize, usize)> {
 
 /// Drop the hits of instruction categories that lie inside a specimen quotation of `text`.
 pub fn drop_specimens(text: &str, hits: &mut Vec<Hit>) {
-    if !hits.iter().any(|h| DROPPABLE.contains(&h.rule.category.as_str())) {
+    if !hits
+        .iter()
+        .any(|h| DROPPABLE.contains(&h.rule.category.as_str()))
+    {
         return;
     }
     if !text.chars().any(|c| PAIRS.iter().any(|(o, _)| *o == c)) {
