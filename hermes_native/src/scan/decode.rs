@@ -51,7 +51,7 @@ fn printable_unicode(data: &[u8]) -> Option<String> {
     let text = std::str::from_utf8(data).ok()?;
     let printable = |c: char| {
         let cp = c as u32;
-        !(cp < 0x20 && !matches!(c, '\t' | '\n' | '\r'))
+        (cp >= 0x20 || matches!(c, '\t' | '\n' | '\r'))
             && !(0x7F..=0x9F).contains(&cp)
             && cp != 0xFFFD
     };

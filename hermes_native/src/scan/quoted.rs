@@ -107,7 +107,7 @@ fn context(cps: &[char], open: usize) -> String {
 }
 
 fn introduces_example(ctx: &str) -> bool {
-    let tail = ctx.trim_end_matches(|c: char| c == ' ' || c == ':' || c == ',' || c == '\t');
+    let tail = ctx.trim_end_matches([' ', ':', ',', '\t']);
     let cue = CUES.iter().any(|cue| {
         tail.strip_suffix(cue)
             .is_some_and(|rest| !rest.chars().next_back().is_some_and(is_word_char))
