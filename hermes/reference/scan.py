@@ -343,6 +343,10 @@ def _is_vs(cp: int) -> bool:
     return 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF
 
 
+def _is_ascii_digit(cp: int) -> bool:
+    return 0x30 <= cp <= 0x39
+
+
 def _is_ascii_letter(cp: int) -> bool:
     return 0x41 <= cp <= 0x5A or 0x61 <= cp <= 0x7A
 
@@ -379,10 +383,16 @@ def _classify(cps: list[int]) -> list[str | None]:
                 and (_in(prev, rng["emoji"]) or prev in (0xFE0F, 0xE007F))
                 and _in(nxt, rng["emoji"])
             )
-            joining = (
-                cp in (0x200C, 0x200D) and _in(prev, rng["joining"]) and _in(nxt, rng["joining"])
+            # ZWJ/ZWNJ shape the letter on either side
+            joining = cp in (0x200C, 0x200D) and (
+                _in(prev, rng["joining"]) or _in(nxt, rng["joining"])
             )
-            if not (bom or emoji_zwj or joining):
+            word_break = cp == 0x200B and _in(prev, rng["nospace"]) and _in(nxt, rng["nospace"])
+            unit = cp == 0x2060 and (
+                (_is_ascii_digit(prev) and _in(nxt, rng["letters"]))
+                or (_in(prev, rng["letters"]) and _is_ascii_digit(nxt))
+            )
+            if not (bom or emoji_zwj or joining or word_break or unit):
                 kind = "unicode.zero_width"
         elif cp in MARKS:
             if _is_ascii_letter(prev) and _is_ascii_letter(nxt):
@@ -405,6 +415,10 @@ def _classify(cps: list[int]) -> list[str | None]:
                 kind = "unicode.variation_selector_smuggling"
             elif not _in(prev, rng["cjk"]):
                 kind = "unicode.stray_variation_selector"
+        elif cp == 0x00AD:
+            # a soft hyphen between two letters is hyphenation
+            if not (_in(prev, rng["letters"]) and _in(nxt, rng["letters"])):
+                kind = "unicode.invisible_filler"
         elif _in(cp, FILLERS):
             kind = "unicode.invisible_filler"
         kinds.append(kind)
@@ -475,6 +489,17 @@ def _printable_ascii(data: bytes) -> bool:
     return len(data) >= 8 and good * 10 >= len(data) * 9
 
 
+def _printable_unicode(text: str) -> bool:
+    """Text in another script: at least 4 code points, no control character other than tab and
+    line breaks, no replacement character (random bytes are almost never valid UTF-8)."""
+
+    def printable(c: str) -> bool:
+        cp = ord(c)
+        return not (cp < 0x20 and c not in "\t\n\r") and not 0x7F <= cp <= 0x9F and cp != 0xFFFD
+
+    return len(text) >= 4 and not text.isascii() and all(printable(c) for c in text)
+
+
 def decode_base64_run(run: str) -> str | None:
     """Decode a base64 (standard or URL-safe, padded or not) run to text, or None if it is not
     text."""
@@ -487,12 +512,13 @@ def decode_base64_run(run: str) -> str | None:
         data = base64.b64decode(body + "=" * (-len(body) % 4))
     except binascii.Error:
         return None
-    if not _printable_ascii(data):
-        return None
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+    if _printable_ascii(data):
+        return text
+    return text if _printable_unicode(text) else None
 
 
 def _base64_findings(text: str, raw: View, depth: int, out: set[Finding]) -> None:
@@ -500,6 +526,115 @@ def _base64_findings(text: str, raw: View, depth: int, out: set[Finding]) -> Non
         decoded = decode_base64_run(m.group(0))
         if decoded is not None:
             _decoded(text, decoded, m.start(), m.end(), "obfuscation.base64_payload", depth, out)
+
+
+# --- quoted specimens
+# ------------------------------------------------------------------------------
+
+_MAX_QUOTE = 200
+_CONTEXT = 40
+_PAIRS = {
+    "'": "'",
+    '"': '"',
+    "`": "`",
+    "\u2018": "\u2019",
+    "\u201c": "\u201d",
+    "\u00ab": "\u00bb",
+    "\u201e": "\u201c",
+    "\u300c": "\u300d",
+    "\u300e": "\u300f",
+}
+_CUES = (
+    "like", "such as", "e.g.", "e.g", "eg", "i.e.", "for example", "for instance", "example",
+    "examples", "phrase", "phrases", "string", "strings", "pattern", "patterns", "attack",
+    "attacks", "payload", "payloads", "fixture", "fixtures", "sample", "samples", "quote",
+    "quotes", "quoted", "flags", "flagged", "detects", "detected", "blocks", "blocked",
+    "catches", "matches", "lines", "entries",
+)  # fmt: skip
+_DIRECTIVES = (
+    "do", "run", "execute", "follow", "obey", "say", "write", "include", "add", "use",
+    "remember", "always", "must", "should", "please", "tell", "reply", "respond", "answer",
+    "send", "treat", "act", "apply", "insert", "append", "type", "output", "print",
+)  # fmt: skip
+_DROPPABLE = {"prompt_injection", "concealment", "exfiltration", "persistence"}
+_ASCII_WS = " \t\n\r\x0c"
+
+
+def _word_char(c: str) -> bool:
+    return c.isascii() and c.isalnum()
+
+
+def _has_word(words: str, word: str) -> bool:
+    start = words.find(word)
+    while start != -1:
+        before = words[start - 1] if start else ""
+        after = words[start + len(word) : start + len(word) + 1]
+        if not (before and _word_char(before)) and not (after and _word_char(after)):
+            return True
+        start = words.find(word, start + 1)
+    return False
+
+
+def _introduces_example(ctx: str) -> bool:
+    tail = ctx.rstrip(" :,\t")
+    cue = any(
+        tail.endswith(c) and not (len(tail) > len(c) and _word_char(tail[-len(c) - 1]))
+        for c in _CUES
+    )
+    return cue and not any(_has_word(ctx, d) for d in _DIRECTIVES)
+
+
+def _specimens(text: str) -> list[tuple[int, int]]:
+    """Quotations that directly follow a word introducing an example, as (open, close)."""
+    n = len(text)
+    out: list[tuple[int, int]] = []
+    last: tuple[int, bool] | None = None  # (close, was a specimen)
+    i = 0
+    while i < n:
+        close = _PAIRS.get(text[i])
+        if close is None or (i > 0 and _word_char(text[i - 1])):
+            i += 1
+            continue
+        found = None
+        for j in range(i + 2, min(n, i + 2 + _MAX_QUOTE)):
+            if text[j - 1] == "\n":
+                break
+            if text[j] == close and not (j + 1 < n and _word_char(text[j + 1])):
+                found = j
+                break
+        if found is None:
+            i += 1
+            continue
+        between = text[last[0] + 1 : i].lower().strip(_ASCII_WS) if last else None
+        chained = bool(last and last[1]) and between in (
+            "",
+            ",",
+            ";",
+            "/",
+            "and",
+            "or",
+            ", and",
+            ", or",
+        )
+        ctx = "".join(c.lower() if c.isascii() else " " for c in text[max(0, i - _CONTEXT) : i])
+        spec = chained or _introduces_example(ctx)
+        if spec:
+            out.append((i, found))
+        last = (found, spec)
+        i = found + 1
+    return out
+
+
+def _drop_specimens(text: str, found: set[Finding]) -> set[Finding]:
+    """Drop findings of instruction categories inside quoted examples of attacks."""
+    if not any(f[0] in _DROPPABLE for f in found) or not any(c in _PAIRS for c in text):
+        return found
+    quotes = _specimens(text)
+    return {
+        f
+        for f in found
+        if not (f[0] in _DROPPABLE and any(o < f[2] and f[3] <= c for o, c in quotes))
+    }
 
 
 # --- entry points
@@ -544,6 +679,7 @@ def scan(text: str) -> tuple[str, list[Finding]]:
     """Scan one text: (verdict, findings sorted by start, end, rule_id)."""
     found: set[Finding] = set()
     _scan(text, 0, found)
+    found = _drop_specimens(text, found)
     findings = sorted(found, key=lambda f: (f[2], f[3], f[1]))
     return verdict(findings), findings
 

@@ -11,8 +11,12 @@ hard-coded secrets, and invisible Unicode (zero-width characters, bidi overrides
 variation-selector smuggling). The scanner sees through NFKC forms, look-alike letters, leetspeak,
 zero-width characters inside words, letter spacing, instructions split across lines, base64, HTML
 and markdown comments, and text reversed under a right-to-left override. Phrases in other languages
-(German, French, Spanish, Portuguese, Italian, Dutch, Chinese, Japanese, Korean, Russian) are
-covered for the commonest attacks.
+(German, French, Spanish, Portuguese, Italian, Dutch, Polish, Chinese, Japanese, Korean, Russian,
+Arabic, Hindi) are covered for the commonest attacks. Invisible characters that natural writing
+needs are not findings: word breaks in Thai, Khmer or CJK text, joiners next to letters of joining
+scripts, soft hyphens inside words, a word joiner between a number and its unit. Attack phrases
+quoted as examples right after "like", "such as", "e.g." and similar cues ("the guard flags
+phrases like '...'") are not findings either, unless the words before the quotation give an order.
 
 Offsets are code points into the text as given (Python string indices), and
 ``finding.excerpt == text[finding.start:finding.end]``.

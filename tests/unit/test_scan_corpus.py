@@ -60,6 +60,21 @@ def test_holdout_figures(name: str) -> None:
     assert fp_rate <= 0.05, false_pos
 
 
+@pytest.mark.parametrize("name", ["redteam_a", "redteam_b", "redteam_c"])
+def test_redteam_development_figures(name: str) -> None:
+    """Development halves of three red-team corpora written by other people (their blind halves
+    are scored by the integrator): the concept rules were written against these, so they are held
+    to the false-positive goal and a recall bar a little under the goal."""
+    recall, fp_rate, missed, false_pos = _rates(f"{name}_poisoned", f"{name}_benign")
+    print(f"\n{name}: recall {recall:.1%}, false positives {fp_rate:.1%}")
+    for line in missed:
+        print("  missed:", line)
+    for line in false_pos:
+        print("  false positive:", line)
+    assert recall >= 0.90, missed
+    assert fp_rate <= FP_GOAL, false_pos
+
+
 # Techniques the scanner is known not to catch (kept in the corpus so the recall figure stays
 # honest).
 KNOWN_GAPS = {"supply_chain"}

@@ -45,6 +45,20 @@ fn printable_ascii(data: &[u8]) -> bool {
     data.len() >= 8 && good * 10 >= data.len() * 9
 }
 
+/// Text in another script: valid UTF-8 (which random bytes almost never are), at least 4 code points,
+/// no control character other than tab and line breaks, no replacement character.
+fn printable_unicode(data: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(data).ok()?;
+    let printable = |c: char| {
+        let cp = c as u32;
+        (cp >= 0x20 || matches!(c, '\t' | '\n' | '\r'))
+            && !(0x7F..=0x9F).contains(&cp)
+            && cp != 0xFFFD
+    };
+    (text.chars().count() >= 4 && !text.is_ascii() && text.chars().all(printable))
+        .then(|| text.to_owned())
+}
+
 /// Decode a base64 run (standard or URL-safe, padded or not) to text, or `None` if it is not text.
 pub fn decode_base64_run(run: &[u8]) -> Option<String> {
     if !(run.iter().any(u8::is_ascii_lowercase) && run.iter().any(u8::is_ascii_uppercase)) {
@@ -64,7 +78,7 @@ pub fn decode_base64_run(run: &[u8]) -> Option<String> {
     }
     let data = engine().decode(&body).ok()?;
     if !printable_ascii(&data) {
-        return None;
+        return printable_unicode(&data);
     }
     String::from_utf8(data).ok()
 }

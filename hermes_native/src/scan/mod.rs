@@ -9,13 +9,15 @@
 //!    in windows around literal occurrences.
 //! 4. [`decode`]: base64 runs, tag characters and right-to-left-overridden text are decoded and scanned
 //!    again; findings land on the encoded span.
-//! 5. [`verdict`]: worst severity, with corroborating weak signals escalated.
+//! 5. [`quoted`]: findings inside quoted examples of attacks ("phrases like '...'") are dropped.
+//! 6. [`verdict`]: worst severity, with corroborating weak signals escalated.
 //!
 //! Offsets are code points into the scanned text, `excerpt == text[start..end]` (in code points).
 
 mod decode;
 mod matcher;
 mod normalize;
+mod quoted;
 mod table;
 mod unicode;
 mod verdict;
@@ -172,6 +174,7 @@ pub fn scan(text: &str) -> Result<ScanResult> {
     let table = table::table()?;
     let mut hits = Vec::new();
     scan_into(text, 0, table, &mut hits);
+    quoted::drop_specimens(text, &mut hits);
     hits.sort_unstable_by(|a, b| a.key().cmp(&b.key()));
     hits.dedup_by(|a, b| a.key() == b.key());
     let offsets = (!text.is_ascii() && !hits.is_empty()).then(|| char_offsets(text));

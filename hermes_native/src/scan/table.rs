@@ -108,6 +108,8 @@ pub struct UnicodeRanges {
     pub cjk: Ranges,
     pub rtl: Ranges,
     pub joining: Ranges,
+    pub nospace: Ranges,
+    pub letters: Ranges,
 }
 
 /// Everything the scanner needs, built once.
@@ -353,6 +355,8 @@ impl Table {
             cjk: range("cjk")?,
             rtl: range("rtl")?,
             joining: range("joining")?,
+            nospace: range("nospace")?,
+            letters: range("letters")?,
         };
         Ok(Table {
             rules,

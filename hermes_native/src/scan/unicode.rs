@@ -60,6 +60,10 @@ fn is_vs(cp: u32) -> bool {
     (0xFE00..=0xFE0F).contains(&cp) || (0xE0100..=0xE01EF).contains(&cp)
 }
 
+fn is_ascii_digit(cp: u32) -> bool {
+    (0x30..=0x39).contains(&cp)
+}
+
 fn is_ascii_letter(cp: u32) -> bool {
     (0x41..=0x5A).contains(&cp) || (0x61..=0x7A).contains(&cp)
 }
@@ -116,11 +120,17 @@ fn classify(cps: &[u32], table: &Table) -> Vec<Option<Kind>> {
                 let emoji_zwj = cp == 0x200D
                     && (in_ranges(&r.emoji, prev) || prev == 0xFE0F || prev == 0xE007F)
                     && in_ranges(&r.emoji, next);
+                // ZWJ/ZWNJ shape the letter on either side (a chillu ends a word, a letter form
+                // stands alone between two joiners)
                 let joining = (cp == 0x200C || cp == 0x200D)
-                    && in_ranges(&r.joining, prev)
-                    && in_ranges(&r.joining, next);
+                    && (in_ranges(&r.joining, prev) || in_ranges(&r.joining, next));
+                let word_break =
+                    cp == 0x200B && in_ranges(&r.nospace, prev) && in_ranges(&r.nospace, next);
+                let unit = cp == 0x2060
+                    && ((is_ascii_digit(prev) && in_ranges(&r.letters, next))
+                        || (in_ranges(&r.letters, prev) && is_ascii_digit(next)));
                 let bom = cp == 0xFEFF && i == 0;
-                (!(emoji_zwj || joining || bom)).then_some(Kind::ZeroWidth)
+                (!(emoji_zwj || joining || word_break || unit || bom)).then_some(Kind::ZeroWidth)
             } else if MARKS.contains(&cp) {
                 (is_ascii_letter(prev) && is_ascii_letter(next)).then_some(Kind::BidiControl)
             } else if EMBEDDINGS.contains(&cp) {
@@ -145,6 +155,11 @@ fn classify(cps: &[u32], table: &Table) -> Vec<Option<Kind>> {
                 } else {
                     Some(Kind::StrayVs)
                 }
+            } else if cp == 0x00AD {
+                // a soft hyphen between two letters is hyphenation ("Donau\u{ad}dampf\u{ad}schiff");
+                // a word it splits is still read whole by the fold view
+                (!(in_ranges(&r.letters, prev) && in_ranges(&r.letters, next)))
+                    .then_some(Kind::Filler)
             } else if FILLERS.iter().any(|&(lo, hi)| (lo..=hi).contains(&cp)) {
                 Some(Kind::Filler)
             } else {
@@ -221,6 +236,13 @@ mod tests {
             "می\u{200c}خواهم",
             "\u{feff}hello",
             "שלום \u{200f}(x)",
+            "ร้านอาหาร\u{200b}โปรด",
+            "ភាសា\u{200b}ខ្មែរ",
+            "東京\u{200b}大阪",
+            "ന്\u{200d} ok",
+            "هو \u{200d}ه\u{200d} و",
+            "Donau\u{ad}dampf\u{ad}schiff",
+            "10\u{2060}km",
         ] {
             assert!(kinds(s).iter().all(Option::is_none), "{s:?}");
         }
@@ -229,6 +251,10 @@ mod tests {
     #[test]
     fn smuggling_is_flagged() {
         assert!(kinds("a\u{200b}b").contains(&Some(Kind::ZeroWidth)));
+        assert!(kinds("ร้าน\u{200b}b").contains(&Some(Kind::ZeroWidth)));
+        assert!(kinds("se\u{2060}nd").contains(&Some(Kind::ZeroWidth)));
+        assert!(kinds("a\u{ad}\u{ad}b").contains(&Some(Kind::Filler)));
+        assert!(kinds("x\u{ad} y").contains(&Some(Kind::Filler)));
         assert!(kinds("😊\u{fe01}\u{e0110}").contains(&Some(Kind::VsSmuggling)));
         assert!(kinds("a\u{fe0f}").contains(&Some(Kind::StrayVs)));
         assert!(kinds("hi\u{e0068}\u{e0069}").contains(&Some(Kind::Tag)));
