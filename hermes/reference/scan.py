@@ -176,13 +176,37 @@ def fold_view(text: str, fold: dict[int, str]) -> tuple[View, bool]:
     return View("".join(chars), origin), dropped
 
 
-_TOKEN = re.compile(r"[a-z0-9]+")
-_LEET = str.maketrans("013457", "oieast")
+_TOKEN = re.compile(r"[a-z0-9]+(?:[$@]+[a-z0-9]+)*")
+_ALNUM = re.compile(r"[a-z0-9]+")
+_LEET = str.maketrans("01345789$@", "oieastbgsa")
+_LEET_DIGITS = frozenset("01345789")
+
+
+def _token_spans(text: str) -> list[tuple[int, int]]:
+    """Words: runs of [a-z0-9] joined across $ and @ (leetspeak), but not across the @ of a run
+    without digits (an e-mail address)."""
+    spans: list[tuple[int, int]] = []
+    for m in _TOKEN.finditer(text):
+        word = m.group()
+        if "@" in word and not any(c.isdigit() for c in word):
+            base = m.start()
+            spans.extend((base + n.start(), base + n.end()) for n in _ALNUM.finditer(word))
+        else:
+            spans.append((m.start(), m.end()))
+    return spans
+
+
+def _is_leet_word(word: str) -> bool:
+    return (
+        len(word) >= 3
+        and any("a" <= c <= "z" for c in word)
+        and any(c in _LEET_DIGITS for c in word)
+    )
 
 
 def words_view(fold: View) -> tuple[View, bool]:
     """Words of the fold view joined by single spaces, and whether letter spacing was joined."""
-    spans = [(m.start(), m.end()) for m in _TOKEN.finditer(fold.text)]
+    spans = _token_spans(fold.text)
     joined = False
     tokens: list[list[int]] = []  # each token as a list of fold positions
     i = 0
@@ -190,14 +214,13 @@ def words_view(fold: View) -> tuple[View, bool]:
         s, e = spans[i]
         if e - s == 1:
             j = i
-            sep = fold.text[e : spans[i + 1][0]] if i + 1 < len(spans) else ""
-            while (
-                j + 1 < len(spans)
-                and spans[j + 1][1] - spans[j + 1][0] == 1
-                and len(sep) == 1
-                and sep != "\n"
-                and fold.text[spans[j][1] : spans[j + 1][0]] == sep
-            ):
+            first = fold.text[e : spans[i + 1][0]] if i + 1 < len(spans) else ""
+            while j + 1 < len(spans) and spans[j + 1][1] - spans[j + 1][0] == 1:
+                sep = fold.text[spans[j][1] : spans[j + 1][0]]
+                same = len(sep) == 1 and sep != "\n" and sep == first
+                punct = len(sep) == 1 and sep not in _ASCII_WS and len(first) == 1
+                if not (same or (punct and first not in _ASCII_WS)):
+                    break
                 j += 1
             # Three letters make a letter-spaced run; once one was seen, two do ("T O").
             if j - i + 1 >= (2 if joined else 3):
@@ -207,6 +230,19 @@ def words_view(fold: View) -> tuple[View, bool]:
                 continue
         tokens.append(list(range(s, e)))
         i += 1
+    words = ["".join(fold.text[p] for p in positions) for positions in tokens]
+
+    def leet_number(n: int) -> bool:
+        # a number of one or two leetspeak digits next to a leetspeak word ("70 h3lp")
+        return (
+            len(words[n]) <= 2
+            and all(c in _LEET_DIGITS for c in words[n])
+            and (
+                (n > 0 and _is_leet_word(words[n - 1]))
+                or (n + 1 < len(words) and _is_leet_word(words[n + 1]))
+            )
+        )
+
     chars: list[str] = []
     origin: list[int] = []
     for n, positions in enumerate(tokens):
@@ -214,8 +250,8 @@ def words_view(fold: View) -> tuple[View, bool]:
             chars.append(" ")
             # a space stands for the separator that follows the previous token
             origin.append(fold.origin[tokens[n - 1][-1] + 1])
-        word = "".join(fold.text[p] for p in positions)
-        if not word.isdigit() and not word.isalpha():
+        word = words[n]
+        if (not word.isdigit() and not word.isalpha()) or (word.isdigit() and leet_number(n)):
             word = word.translate(_LEET)
         chars.append(word)
         origin.extend(fold.origin[p] for p in positions)
@@ -428,6 +464,45 @@ def _classify(cps: list[int]) -> list[str | None]:
 _INVISIBLE_KINDS = {"unicode.zero_width", "unicode.bidi_control", "unicode.invisible_filler"}
 
 
+# Greek letters that pass for Latin ones; mu, pi, epsilon and the rest are ordinary notation
+_GREEK_LOOKALIKES = frozenset(
+    (
+        *(0x391, 0x392, 0x395, 0x396, 0x397, 0x399, 0x39A, 0x39C, 0x39D, 0x39F, 0x3A1, 0x3A4),
+        *(0x3A5, 0x3A7, 0x3B1, 0x3B9, 0x3BA, 0x3BD, 0x3BF, 0x3C1, 0x3C4, 0x3C5),
+    )
+)
+_LATIN = [(0x41, 0x5A), (0x61, 0x7A), (0xC0, 0xD6), (0xD8, 0xF6), (0xF8, 0x24F), (0x1E00, 0x1EFF)]
+_LOOKALIKE = [(0x400, 0x52F), (0x531, 0x556), (0x561, 0x587), (0x13A0, 0x13F5), (0xAB70, 0xABBF)]
+_NEUTRAL = [(0x370, 0x3FF), (0x1F00, 0x1FFF), (0x300, 0x36F), (0x200B, 0x200D), (0x2060, 0x2060)]
+_NEUTRAL += [(0xFEFF, 0xFEFF), (0xAD, 0xAD)]
+
+
+def _script(cp: int) -> str | None:
+    if _in(cp, _LATIN):
+        return "latin"
+    if _in(cp, _LOOKALIKE) or cp in _GREEK_LOOKALIKES:
+        return "lookalike"
+    if _in(cp, _NEUTRAL):
+        return "neutral"
+    return None
+
+
+def _mixed_script(text: str, out: set[Finding]) -> None:
+    """Words mixing Latin letters with Cyrillic, Armenian, Cherokee or Greek look-alikes."""
+    category = table().builtins["obfuscation.mixed_script"][0]
+    start = 0
+    seen: set[str] = set()
+    for i, c in enumerate([*text, "\n"]):
+        kind = _script(ord(c)) if i < len(text) else None
+        if kind is None:
+            if {"latin", "lookalike"} <= seen:
+                out.add((category, "obfuscation.mixed_script", start, i, text[start:i]))
+            start = i + 1
+            seen = set()
+        else:
+            seen.add(kind)
+
+
 def _unicode_findings(text: str, depth: int, out: set[Finding]) -> None:
     cps = [ord(c) for c in text]
     kinds = _classify(cps)
@@ -549,7 +624,13 @@ _CUES = (
     "examples", "phrase", "phrases", "string", "strings", "pattern", "patterns", "attack",
     "attacks", "payload", "payloads", "fixture", "fixtures", "sample", "samples", "quote",
     "quotes", "quoted", "flags", "flagged", "detects", "detected", "blocks", "blocked",
-    "catches", "matches", "lines", "entries",
+    "catches", "matches", "lines", "entries", "jailbreak", "jailbreaks", "injection",
+    "injections", "answer key", "slide", "glossary", "definition",
+)  # fmt: skip
+_TEACHING = (
+    "attacker", "attackers", "attacker's", "malicious", "post-mortem", "postmortem", "incident",
+    "quiz", "glossary", "slide", "training", "awareness", "moderation", "phishing", "jailbreak",
+    "red-team",
 )  # fmt: skip
 _DIRECTIVES = (
     "do", "run", "execute", "follow", "obey", "say", "write", "include", "add", "use",
@@ -576,12 +657,15 @@ def _has_word(words: str, word: str) -> bool:
 
 
 def _introduces_example(ctx: str) -> bool:
-    tail = ctx.rstrip(" :,\t")
+    tail = ctx.rstrip(" :,\t-")
     cue = any(
         tail.endswith(c) and not (len(tail) > len(c) and _word_char(tail[-len(c) - 1]))
         for c in _CUES
     )
-    return cue and not any(_has_word(ctx, d) for d in _DIRECTIVES)
+    teaching = any(_has_word(ctx, w) for w in _TEACHING)
+    # "answer key" names a list of answers, not an order to answer
+    ctx = ctx.replace("answer key", "")
+    return (cue or teaching) and not any(_has_word(ctx, d) for d in _DIRECTIVES)
 
 
 def _specimens(text: str) -> list[tuple[int, int]]:
@@ -645,6 +729,7 @@ def _scan(text: str, depth: int, out: set[Finding]) -> None:
     tab = table()
     if not text.isascii():
         _unicode_findings(text, depth, out)
+        _mixed_script(text, out)
     raw = raw_view(text)
     fold, dropped = fold_view(text, tab.fold)
     words, joined = words_view(fold)

@@ -8,15 +8,19 @@ What is detected (``hermes scan --rules`` lists every rule): prompt injection an
 instructions to hide things from the user, credential exfiltration and remote code execution,
 persistence (back doors, shell start-up files, cron, the agent's own config, memory and skills),
 hard-coded secrets, and invisible Unicode (zero-width characters, bidi overrides, tag characters,
-variation-selector smuggling). The scanner sees through NFKC forms, look-alike letters, leetspeak,
-zero-width characters inside words, letter spacing, instructions split across lines, base64, HTML
-and markdown comments, and text reversed under a right-to-left override. Phrases in other languages
-(German, French, Spanish, Portuguese, Italian, Dutch, Polish, Chinese, Japanese, Korean, Russian,
-Arabic, Hindi) are covered for the commonest attacks. Invisible characters that natural writing
+variation-selector smuggling). The scanner sees through NFKC forms, look-alike letters (and flags
+any word that mixes Latin letters with Cyrillic, Greek, Armenian or Cherokee look-alikes),
+leetspeak (digits, ``$`` and ``@`` inside words), zero-width characters inside words, letter spacing
+with spaces or punctuation ("s.e-n_t"), instructions split across lines or announced as fragments to
+reassemble, base64, HTML and markdown comments and attributes, and text reversed under a
+right-to-left override. Phrases in other languages (German, French, Spanish, Portuguese,
+Italian, Dutch, Polish, Turkish, Vietnamese, Chinese, Japanese, Korean, Russian, Arabic, Hindi) are
+covered for the commonest attacks. Invisible characters that natural writing
 needs are not findings: word breaks in Thai, Khmer or CJK text, joiners next to letters of joining
 scripts, soft hyphens inside words, a word joiner between a number and its unit. Attack phrases
 quoted as examples right after "like", "such as", "e.g." and similar cues ("the guard flags
-phrases like '...'") are not findings either, unless the words before the quotation give an order.
+phrases like '...'"), or in training material, quizzes and post-mortems, are not findings either,
+unless the words before the quotation give an order.
 
 Offsets are code points into the text as given (Python string indices), and
 ``finding.excerpt == text[finding.start:finding.end]``.

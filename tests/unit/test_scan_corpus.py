@@ -45,7 +45,9 @@ def test_recall_and_false_positive_rate_meet_the_goal() -> None:
     assert fp_rate <= FP_GOAL, false_pos
 
 
-@pytest.mark.parametrize("name", ["holdout", "holdout2", "holdout3", "holdout4", "holdout5"])
+@pytest.mark.parametrize(
+    "name", ["holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6"]
+)
 def test_holdout_figures(name: str) -> None:
     """Held-out sets, each written after a round of rule work and scored untouched once (figures
     in tests/corpus/scan/README.md); their misses were read afterwards, so only those first scores
@@ -61,17 +63,17 @@ def test_holdout_figures(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["redteam_a", "redteam_b", "redteam_c"])
-def test_redteam_development_figures(name: str) -> None:
-    """Development halves of three red-team corpora written by other people (their blind halves
-    are scored by the integrator): the concept rules were written against these, so they are held
-    to the false-positive goal and a recall bar a little under the goal."""
+def test_redteam_figures(name: str) -> None:
+    """Three red-team corpora written by other people (both halves: the second halves were scored
+    blind once, figures in tests/corpus/scan/README.md): the concept rules were written against
+    them, so they are held to the goals."""
     recall, fp_rate, missed, false_pos = _rates(f"{name}_poisoned", f"{name}_benign")
     print(f"\n{name}: recall {recall:.1%}, false positives {fp_rate:.1%}")
     for line in missed:
         print("  missed:", line)
     for line in false_pos:
         print("  false positive:", line)
-    assert recall >= 0.90, missed
+    assert recall >= RECALL_GOAL, missed
     assert fp_rate <= FP_GOAL, false_pos
 
 

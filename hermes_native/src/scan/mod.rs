@@ -73,6 +73,9 @@ fn scan_into(text: &str, depth: u32, table: &'static Table, out: &mut Vec<Hit>) 
         let cps: Vec<u32> = text.chars().map(|c| c as u32).collect();
         unicode::findings(&cps, depth, table, out);
     }
+    if !ascii {
+        unicode::mixed_script(text, table, out);
+    }
     let raw = normalize::raw_view(text, ascii);
     let (fold, dropped) = normalize::fold_view(text, ascii, table);
     match_raw_and_fold(&raw, &fold, ascii, table, out);

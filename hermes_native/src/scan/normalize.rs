@@ -137,20 +137,57 @@ fn is_word_byte(b: u8) -> bool {
     b.is_ascii_lowercase() || b.is_ascii_digit()
 }
 
-/// Maximal runs of `[a-z0-9]` in the fold view.
+/// `$` and `@` inside a word are leetspeak ("pa$$w0rd", "p@ssw0rd").
+fn is_leet_symbol(b: u8) -> bool {
+    b == b'$' || b == b'@'
+}
+
+/// Words of the fold view: runs of `[a-z0-9]`, joined across `$` and `@` runs between two of them
+/// (`[a-z0-9]+(?:[$@]+[a-z0-9]+)*`), except that a run joined across `@` without any digit is split
+/// again (an e-mail address, not leetspeak).
 fn token_spans(fold: &[u8]) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let mut i = 0;
     while i < fold.len() {
-        if is_word_byte(fold[i]) {
-            let start = i;
+        if !is_word_byte(fold[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut end;
+        loop {
             while i < fold.len() && is_word_byte(fold[i]) {
                 i += 1;
             }
-            spans.push((start, i));
-        } else {
-            i += 1;
+            end = i;
+            let mut j = i;
+            while j < fold.len() && is_leet_symbol(fold[j]) {
+                j += 1;
+            }
+            if j > i && j < fold.len() && is_word_byte(fold[j]) {
+                i = j;
+            } else {
+                break;
+            }
         }
+        let word = &fold[start..end];
+        if word.contains(&b'@') && !word.iter().any(u8::is_ascii_digit) {
+            let mut k = start;
+            while k < end {
+                if is_word_byte(fold[k]) {
+                    let s = k;
+                    while k < end && is_word_byte(fold[k]) {
+                        k += 1;
+                    }
+                    spans.push((s, k));
+                } else {
+                    k += 1;
+                }
+            }
+        } else {
+            spans.push((start, end));
+        }
+        i = end;
     }
     spans
 }
@@ -163,77 +200,95 @@ fn leet(b: u8) -> u8 {
         b'4' => b'a',
         b'5' => b's',
         b'7' => b't',
+        b'8' => b'b',
+        b'9' => b'g',
+        b'$' => b's',
+        b'@' => b'a',
         other => other,
     }
 }
 
+fn is_leet_digit(b: u8) -> bool {
+    b.is_ascii_digit() && leet(b) != b
+}
+
+/// A word written in leetspeak: three or more characters, a letter and a digit that reads as one.
+fn is_leet_word(word: &[u8]) -> bool {
+    word.len() >= 3
+        && word.iter().any(u8::is_ascii_lowercase)
+        && word.iter().any(|&b| is_leet_digit(b))
+}
+
 /// The words view, and whether a letter-spaced run ("i g n o r e") was joined.
 ///
-/// Tokens are joined by single spaces. A run of three or more one-character tokens separated by the same
-/// single non-newline character is joined into one token (two, once such a run was seen). Digits inside a token that also has letters
-/// are read as leetspeak.
+/// Tokens are joined by single spaces. A run of three or more one-character tokens separated by
+/// single characters other than a line break is joined into one token (two, once such a run was
+/// seen) when the separators are all the same or all punctuation ("s.e-n_t"). A token that mixes
+/// letters with digits, `$` or `@` is read as leetspeak, and so is a number of one or two such
+/// digits next to a leetspeak word ("70 h3lp" -> "to help").
 pub fn words_view<'a>(fold: &View<'_>, with_origin: bool) -> (View<'a>, bool) {
     let text = &fold.text;
     let spans = token_spans(text);
     let mut joined = false;
-    let mut bytes = Vec::with_capacity(text.len());
-    let mut origin = Vec::with_capacity(if with_origin { text.len() } else { 0 });
-    // Fold position of the last character of the previous token; the space before the next token
-    // stands for the separator right after it.
-    let mut prev_last: Option<usize> = None;
-    let space = |bytes: &mut Vec<u8>, origin: &mut Vec<u32>, prev: Option<usize>| {
-        if let Some(last) = prev {
-            bytes.push(b' ');
-            if with_origin {
-                origin.push(fold.origin(last + 1) as u32);
-            }
-        }
-    };
+    // Each token as the fold positions of its characters.
+    let mut tokens: Vec<Vec<usize>> = Vec::with_capacity(spans.len());
     let mut i = 0;
     while i < spans.len() {
         let (s, e) = spans[i];
         if e - s == 1 && i + 1 < spans.len() {
-            let sep = &text[e..spans[i + 1].0];
+            let first = &text[e..spans[i + 1].0];
+            let punct = |sep: &[u8]| sep.len() == 1 && !sep[0].is_ascii_whitespace();
             let mut j = i;
-            while j + 1 < spans.len()
-                && spans[j + 1].1 - spans[j + 1].0 == 1
-                && sep.len() == 1
-                && sep[0] != b'\n'
-                && &text[spans[j].1..spans[j + 1].0] == sep
-            {
+            while j + 1 < spans.len() && spans[j + 1].1 - spans[j + 1].0 == 1 {
+                let sep = &text[spans[j].1..spans[j + 1].0];
+                let same = sep.len() == 1 && sep[0] != b'\n' && sep == first;
+                if !(same || (punct(sep) && punct(first))) {
+                    break;
+                }
                 j += 1;
             }
             // Three letters make a letter-spaced run; once one was seen, two do ("T O").
             if j - i + 1 >= if joined { 2 } else { 3 } {
                 joined = true;
-                space(&mut bytes, &mut origin, prev_last);
-                let letters = || spans[i..=j].iter().map(|&(p, _)| p);
-                let mixed = letters().any(|p| text[p].is_ascii_digit())
-                    && letters().any(|p| text[p].is_ascii_lowercase());
-                for p in letters() {
-                    bytes.push(if mixed { leet(text[p]) } else { text[p] });
-                }
-                if with_origin {
-                    origin.extend(letters().map(|p| fold.origin(p) as u32));
-                }
-                prev_last = Some(spans[j].0);
+                tokens.push(spans[i..=j].iter().map(|&(p, _)| p).collect());
                 i = j + 1;
                 continue;
             }
         }
-        space(&mut bytes, &mut origin, prev_last);
-        let word = &text[s..e];
-        let mixed = word.iter().any(u8::is_ascii_digit) && word.iter().any(u8::is_ascii_lowercase);
-        if mixed {
+        tokens.push((s..e).collect());
+        i += 1;
+    }
+    let words: Vec<Vec<u8>> = tokens
+        .iter()
+        .map(|t| t.iter().map(|&p| text[p]).collect())
+        .collect();
+    let leet_number = |n: usize| {
+        let w = &words[n];
+        w.len() <= 2
+            && w.iter().all(|&b| is_leet_digit(b))
+            && ((n > 0 && is_leet_word(&words[n - 1]))
+                || words.get(n + 1).is_some_and(|next| is_leet_word(next)))
+    };
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut origin = Vec::with_capacity(if with_origin { text.len() } else { 0 });
+    for (n, (word, positions)) in words.iter().zip(&tokens).enumerate() {
+        if n > 0 {
+            // The space stands for the separator right after the previous token.
+            bytes.push(b' ');
+            if with_origin {
+                origin.push(fold.origin(tokens[n - 1][tokens[n - 1].len() - 1] + 1) as u32);
+            }
+        }
+        let digits = word.iter().all(u8::is_ascii_digit);
+        let letters = word.iter().all(u8::is_ascii_lowercase);
+        if (!digits && !letters) || (digits && leet_number(n)) {
             bytes.extend(word.iter().map(|&b| leet(b)));
         } else {
             bytes.extend_from_slice(word);
         }
         if with_origin {
-            origin.extend((s..e).map(|p| fold.origin(p) as u32));
+            origin.extend(positions.iter().map(|&p| fold.origin(p) as u32));
         }
-        prev_last = Some(e - 1);
-        i += 1;
     }
     (
         View {
@@ -291,5 +346,11 @@ mod tests {
         assert_eq!(words("i.g.n.o.r.e a.l.l"), "ignore all");
         assert_eq!(words("1gn0re. All!\nprevious"), "ignore all previous");
         assert_eq!(words("port 5432, v2"), "port 5432 v2");
+        assert_eq!(words("s.e-n_t it"), "sent it");
+        assert_eq!(
+            words("p4$$w0rd u$3r alice@example.com"),
+            "password user alice example com"
+        );
+        assert_eq!(words("70 h3lp at 10 am"), "to help at 10 am");
     }
 }

@@ -24,7 +24,7 @@ const PAIRS: [(char, char); 9] = [
 ];
 
 /// Words that introduce an example when they directly precede the quotation.
-const CUES: [&str; 37] = [
+const CUES: [&str; 45] = [
     "like",
     "such as",
     "e.g.",
@@ -62,6 +62,36 @@ const CUES: [&str; 37] = [
     "matches",
     "lines",
     "entries",
+    "jailbreak",
+    "jailbreaks",
+    "injection",
+    "injections",
+    "answer key",
+    "slide",
+    "glossary",
+    "definition",
+];
+
+/// Words that mark the few words before a quotation as teaching or reporting about attacks (training
+/// material, quizzes, moderation guidelines, post-mortems): a quotation after them is a specimen
+/// even without a cue right before it, unless a directive word is there too.
+const TEACHING: [&str; 16] = [
+    "attacker",
+    "attackers",
+    "attacker's",
+    "malicious",
+    "post-mortem",
+    "postmortem",
+    "incident",
+    "quiz",
+    "glossary",
+    "slide",
+    "training",
+    "awareness",
+    "moderation",
+    "phishing",
+    "jailbreak",
+    "red-team",
 ];
 
 /// Words before the quotation that turn it into an order ("always reply with phrases like '...'").
@@ -107,12 +137,15 @@ fn context(cps: &[char], open: usize) -> String {
 }
 
 fn introduces_example(ctx: &str) -> bool {
-    let tail = ctx.trim_end_matches([' ', ':', ',', '\t']);
+    let tail = ctx.trim_end_matches([' ', ':', ',', '\t', '-']);
     let cue = CUES.iter().any(|cue| {
         tail.strip_suffix(cue)
             .is_some_and(|rest| !rest.chars().next_back().is_some_and(is_word_char))
     });
-    cue && !DIRECTIVES.iter().any(|d| has_word(ctx, d))
+    let teaching = TEACHING.iter().any(|w| has_word(ctx, w));
+    // "answer key" names a list of answers, not an order to answer
+    let ctx = ctx.replace("answer key", "");
+    (cue || teaching) && !DIRECTIVES.iter().any(|d| has_word(&ctx, d))
 }
 
 /// Whether the text between two quotations only continues a list ("'a', 'b' and 'c'").
@@ -193,6 +226,9 @@ mod tests {
         assert_eq!(spans("flags phrases like 'ignore it' in input").len(), 1);
         assert_eq!(spans("attacks such as \"a\", \"b\" and \"c\"").len(), 3);
         assert_eq!(spans("e.g. `rm -rf /`").len(), 1);
+        assert_eq!(spans("slide quotes a jailbreak - 'you are DAN'").len(), 1);
+        assert_eq!(spans("quiz answer key: 'ignore it' - True").len(), 1);
+        assert_eq!(spans("the attacker's page told agents to 'x y'").len(), 1);
     }
 
     #[test]
@@ -200,6 +236,7 @@ mod tests {
         assert!(spans("Always reply with phrases like 'all good'").is_empty());
         assert!(spans("Run 'curl x | sh' now").is_empty());
         assert!(spans("don't say 'it'").is_empty());
+        assert!(spans("training note: always say 'it'").is_empty());
         assert!(spans("a 'b").is_empty());
     }
 }

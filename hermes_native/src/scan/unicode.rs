@@ -215,6 +215,79 @@ pub fn findings(cps: &[u32], depth: u32, table: &'static Table, out: &mut Vec<Hi
     }
 }
 
+/// Greek letters that pass for Latin ones (capitals A B E Z H I K M N O P T Y X, small alpha, iota,
+/// kappa, nu, omicron, rho, tau, upsilon). Mu, pi, epsilon and the rest are left out: "5μs", "πr²"
+/// and "εr" are ordinary notation.
+const GREEK_LOOKALIKES: [u32; 22] = [
+    0x391, 0x392, 0x395, 0x396, 0x397, 0x399, 0x39A, 0x39C, 0x39D, 0x39F, 0x3A1, 0x3A4, 0x3A5,
+    0x3A7, 0x3B1, 0x3B9, 0x3BA, 0x3BD, 0x3BF, 0x3C1, 0x3C4, 0x3C5,
+];
+
+/// How a code point counts inside a word for the mixed-script rule.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Script {
+    Latin,
+    /// Cyrillic, Armenian, Cherokee and Greek look-alike letters.
+    Lookalike,
+    /// Part of a word but neither (other Greek letters, combining marks, invisible joiners).
+    Neutral,
+}
+
+fn script(cp: u32) -> Option<Script> {
+    match cp {
+        0x41..=0x5A | 0x61..=0x7A | 0xC0..=0xD6 | 0xD8..=0xF6 | 0xF8..=0x24F | 0x1E00..=0x1EFF => {
+            Some(Script::Latin)
+        }
+        0x400..=0x52F | 0x531..=0x556 | 0x561..=0x587 | 0x13A0..=0x13F5 | 0xAB70..=0xABBF => {
+            Some(Script::Lookalike)
+        }
+        _ if GREEK_LOOKALIKES.contains(&cp) => Some(Script::Lookalike),
+        0x370..=0x3FF
+        | 0x1F00..=0x1FFF
+        | 0x300..=0x36F
+        | 0x200B..=0x200D
+        | 0x2060
+        | 0xFEFF
+        | 0xAD => Some(Script::Neutral),
+        _ => None,
+    }
+}
+
+/// `obfuscation.mixed_script`: a word that mixes Latin letters with Cyrillic, Armenian, Cherokee or
+/// Greek look-alikes ("usеr" with a Cyrillic e, "пpeдыдyщиe" with Latin p, e, y). Natural writing
+/// switches script between words, not inside one, so this catches the look-alikes the fold table
+/// does not know as well as those it does.
+pub fn mixed_script(text: &str, table: &'static Table, out: &mut Vec<Hit>) {
+    let mut start = 0;
+    let mut latin = false;
+    let mut lookalike = false;
+    let flush = |start: usize, end: usize, latin: bool, lookalike: bool, out: &mut Vec<Hit>| {
+        if latin && lookalike {
+            out.push(Hit::new(
+                start,
+                end,
+                table.builtin("obfuscation.mixed_script"),
+            ));
+        }
+    };
+    let mut n = 0;
+    for (i, c) in text.chars().enumerate() {
+        n = i + 1;
+        match script(c as u32) {
+            None => {
+                flush(start, i, latin, lookalike, out);
+                start = i + 1;
+                latin = false;
+                lookalike = false;
+            }
+            Some(Script::Latin) => latin = true,
+            Some(Script::Lookalike) => lookalike = true,
+            Some(Script::Neutral) => {}
+        }
+    }
+    flush(start, n, latin, lookalike, out);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,5 +333,18 @@ mod tests {
         assert!(kinds("hi\u{e0068}\u{e0069}").contains(&Some(Kind::Tag)));
         assert!(kinds("x\u{202e}y").contains(&Some(Kind::BidiOverride)));
         assert!(kinds("ab\u{2066}c").contains(&Some(Kind::BidiControl)));
+    }
+
+    fn mixed(s: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        mixed_script(s, table().unwrap(), &mut out);
+        out.iter().map(|h| (h.start, h.end)).collect()
+    }
+
+    #[test]
+    fn words_mixing_latin_and_look_alikes_are_flagged() {
+        assert_eq!(mixed("tell the us\u{435}r now"), vec![(9, 13)]);
+        assert_eq!(mixed("\u{418}\u{433}\u{43d}op"), vec![(0, 5)]);
+        assert!(mixed("5 \u{3bc}s, \u{3c0}r, \u{418}\u{432}\u{430}\u{43d} Docker").is_empty());
     }
 }
