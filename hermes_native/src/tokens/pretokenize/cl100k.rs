@@ -7,8 +7,8 @@
 //!
 //! The alternatives are tried in order at each position, as the regex engine does.
 
-use super::{run_end, SpaceRun, Split};
-use crate::tokens::unicode::{char_at, class_at, folds_to, is_prefix, LETTER, NUMBER, PUNCT};
+use super::{digits_end, punct_end, run_end, SpaceRun, Split};
+use crate::tokens::unicode::{char_at, class_at, folds_to, is_prefix, LETTER, NUMBER};
 
 /// tiktoken's `pat_str` for this encoding, which [`Split::piece_end`] implements.
 #[cfg_attr(not(test), allow(dead_code))]
@@ -40,34 +40,11 @@ impl Split for Cl100k {
         }
         // \p{N}{1,3}+
         if f & NUMBER != 0 {
-            let mut end = next;
-            for _ in 0..2 {
-                if end >= bytes.len() {
-                    break;
-                }
-                let (f2, len2) = class_at(bytes, end);
-                if f2 & NUMBER == 0 {
-                    break;
-                }
-                end += len2;
-            }
-            return end;
+            return digits_end(bytes, next);
         }
         // ' ?[^\s\p{L}\p{N}]++[\r\n]*+'
-        let punct_start = if f & PUNCT != 0 {
-            Some(pos)
-        } else if bytes[pos] == b' ' && next < bytes.len() && class_at(bytes, next).0 & PUNCT != 0 {
-            Some(next)
-        } else {
-            None
-        };
-        if let Some(start) = punct_start {
-            let end = run_end(bytes, start, PUNCT);
-            return end
-                + bytes[end..]
-                    .iter()
-                    .take_while(|&&b| b == b'\r' || b == b'\n')
-                    .count();
+        if let Some(end) = punct_end(bytes, pos, next, f, |b| b == b'\r' || b == b'\n') {
+            return end;
         }
         // Only whitespace is left.
         let run = SpaceRun::scan(bytes, pos);

@@ -13,7 +13,7 @@ mod oracle_tests;
 
 use std::marker::PhantomData;
 
-use super::unicode::{class_at, NEWLINE, SPACE};
+use super::unicode::{class_at, NEWLINE, NUMBER, PUNCT, SPACE};
 
 pub use cl100k::Cl100k;
 pub use o200k::O200k;
@@ -68,6 +68,39 @@ fn run_end(bytes: &[u8], mut pos: usize, mask: u8) -> usize {
         pos += len;
     }
     pos
+}
+
+/// `\p{N}{1,3}`: end of the number piece whose first digit ends at `next`.
+#[inline(always)]
+fn digits_end(bytes: &[u8], next: usize) -> usize {
+    let mut end = next;
+    for _ in 0..2 {
+        if end >= bytes.len() {
+            break;
+        }
+        let (f, len) = class_at(bytes, end);
+        if f & NUMBER == 0 {
+            break;
+        }
+        end += len;
+    }
+    end
+}
+
+/// ` ?[^\s\p{L}\p{N}]+` followed by a run of bytes `tail` accepts (line breaks, and `/` in o200k):
+/// the end of that piece when one starts at `pos` (the character there has flags `f` and ends at
+/// `next`), or `None`.
+#[inline(always)]
+fn punct_end(bytes: &[u8], pos: usize, next: usize, f: u8, tail: fn(u8) -> bool) -> Option<usize> {
+    let start = if f & PUNCT != 0 {
+        pos
+    } else if bytes[pos] == b' ' && next < bytes.len() && class_at(bytes, next).0 & PUNCT != 0 {
+        next
+    } else {
+        return None;
+    };
+    let end = run_end(bytes, start, PUNCT);
+    Some(end + bytes[end..].iter().take_while(|&&b| tail(b)).count())
 }
 
 /// The maximal run of whitespace starting at `pos` (which must be whitespace).

@@ -10,10 +10,8 @@
 //! backtracking: the upper and lower sets overlap (Lm, Lo and marks are in both), and marks are also
 //! allowed as the optional prefix, so a failed attempt can succeed after giving characters back.
 
-use super::{run_end, SpaceRun, Split};
-use crate::tokens::unicode::{
-    char_at, class_at, folds_to, is_prefix, LOWSET, NUMBER, PUNCT, UPSET,
-};
+use super::{digits_end, punct_end, run_end, SpaceRun, Split};
+use crate::tokens::unicode::{char_at, class_at, folds_to, is_prefix, LOWSET, NUMBER, UPSET};
 
 /// tiktoken's `pat_str` for this encoding, which [`Split::piece_end`] implements.
 #[cfg_attr(not(test), allow(dead_code))]
@@ -54,34 +52,11 @@ impl Split for O200k {
         }
         // \p{N}{1,3}
         if f & NUMBER != 0 {
-            let mut end = next;
-            for _ in 0..2 {
-                if end >= bytes.len() {
-                    break;
-                }
-                let (f2, len2) = class_at(bytes, end);
-                if f2 & NUMBER == 0 {
-                    break;
-                }
-                end += len2;
-            }
-            return end;
+            return digits_end(bytes, next);
         }
         // ' ?[^\s\p{L}\p{N}]+[\r\n/]*'
-        let punct_start = if f & PUNCT != 0 {
-            Some(pos)
-        } else if bytes[pos] == b' ' && next < bytes.len() && class_at(bytes, next).0 & PUNCT != 0 {
-            Some(next)
-        } else {
-            None
-        };
-        if let Some(start) = punct_start {
-            let end = run_end(bytes, start, PUNCT);
-            return end
-                + bytes[end..]
-                    .iter()
-                    .take_while(|&&b| matches!(b, b'\r' | b'\n' | b'/'))
-                    .count();
+        if let Some(end) = punct_end(bytes, pos, next, f, |b| matches!(b, b'\r' | b'\n' | b'/')) {
+            return end;
         }
         // Only whitespace is left.
         let run = SpaceRun::scan(bytes, pos);
