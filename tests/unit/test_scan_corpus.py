@@ -29,20 +29,25 @@ def _rates(poisoned: str, benign: str) -> tuple[float, float, list[str], list[st
     return 1 - len(missed) / len(bad), len(false_pos) / len(good), missed, false_pos
 
 
+def _report_and_check(label: str, prefix: str, recall_bar: float, fp_bar: float) -> None:
+    """Print one corpus's figures, misses and false positives, then hold it to the bars."""
+    recall, fp_rate, missed, false_pos = _rates(f"{prefix}poisoned", f"{prefix}benign")
+    print(f"\n{label}: recall {recall:.1%}, false positives {fp_rate:.1%}")
+    for line in missed:
+        print("  missed:", line)
+    for line in false_pos:
+        print("  false positive:", line)
+    assert recall >= recall_bar, missed
+    assert fp_rate <= fp_bar, false_pos
+
+
 def test_corpus_is_big_enough() -> None:
     assert len(load("poisoned")) >= 150
     assert len(load("benign")) >= 150
 
 
 def test_recall_and_false_positive_rate_meet_the_goal() -> None:
-    recall, fp_rate, missed, false_pos = _rates("poisoned", "benign")
-    print(f"\ncorpus: recall {recall:.1%}, false positives {fp_rate:.1%}")
-    for line in missed:
-        print("  missed:", line)
-    for line in false_pos:
-        print("  false positive:", line)
-    assert recall >= RECALL_GOAL, missed
-    assert fp_rate <= FP_GOAL, false_pos
+    _report_and_check("corpus", "", RECALL_GOAL, FP_GOAL)
 
 
 @pytest.mark.parametrize(
@@ -52,14 +57,7 @@ def test_holdout_figures(name: str) -> None:
     """Held-out sets, each written after a round of rule work and scored untouched once (figures
     in tests/corpus/scan/README.md); their misses were read afterwards, so only those first scores
     were clean. Printed as they are, and held to a looser bar than the development corpus."""
-    recall, fp_rate, missed, false_pos = _rates(f"{name}_poisoned", f"{name}_benign")
-    print(f"\n{name}: recall {recall:.1%}, false positives {fp_rate:.1%}")
-    for line in missed:
-        print("  missed:", line)
-    for line in false_pos:
-        print("  false positive:", line)
-    assert recall >= 0.85, missed
-    assert fp_rate <= 0.05, false_pos
+    _report_and_check(name, f"{name}_", 0.85, 0.05)
 
 
 @pytest.mark.parametrize("name", ["redteam_a", "redteam_b", "redteam_c"])
@@ -67,14 +65,7 @@ def test_redteam_figures(name: str) -> None:
     """Three red-team corpora written by other people (both halves: the second halves were scored
     blind once, figures in tests/corpus/scan/README.md): the concept rules were written against
     them, so they are held to the goals."""
-    recall, fp_rate, missed, false_pos = _rates(f"{name}_poisoned", f"{name}_benign")
-    print(f"\n{name}: recall {recall:.1%}, false positives {fp_rate:.1%}")
-    for line in missed:
-        print("  missed:", line)
-    for line in false_pos:
-        print("  false positive:", line)
-    assert recall >= RECALL_GOAL, missed
-    assert fp_rate <= FP_GOAL, false_pos
+    _report_and_check(name, f"{name}_", RECALL_GOAL, FP_GOAL)
 
 
 # Techniques the scanner is known not to catch (kept in the corpus so the recall figure stays
