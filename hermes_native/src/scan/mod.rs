@@ -1,6 +1,6 @@
 //! Threat scanning of text that enters a prompt (memory entries, skills, SOUL.md, context files).
 //!
-//! Pipeline (the Python reference in `hermes/reference/scan.py` implements the same, finding for
+//! Pipeline (the Python reference in `hermes/reference/scan/` implements the same, finding for
 //! finding):
 //! 1. [`unicode`]: invisible, bidi, tag and variation-selector code points, with benign contexts exempt.
 //! 2. [`normalize`]: ASCII views of the text (raw, fold, words, squeeze), each mapped back to code-point
