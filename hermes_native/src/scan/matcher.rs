@@ -1,15 +1,25 @@
-//! Running the regex rules: a literal prefilter (Aho-Corasick over each view) picks the rules whose
-//! literals occur, and each such rule's regex runs only in windows of [`SPAN`] bytes around the
-//! occurrences (merged where they overlap). Look-behind context (`\b`, `^`) is the whole view; the window
-//! end cuts the haystack. The Python reference does exactly the same, so findings agree.
+//! Running the regex rules: the literal prefilter of a view ([`Prefilter`]) picks the rules whose
+//! literal condition holds, and each such rule's regex runs only in windows of [`SPAN`] bytes around
+//! the occurrences of its `any` literals (merged where they overlap). Look-behind context (`\b`, `^`)
+//! is the whole view; the window end cuts the haystack. The Python reference does exactly the same
+//! (without the literals a pattern needs, which only skip regex runs that cannot match), so findings
+//! agree.
+//!
+//! Each thread keeps its own regex caches ([`Engines`]): no pool, no contention between the threads
+//! of a batch.
 
-use aho_corasick::automaton::Automaton;
-use aho_corasick::Anchored;
+use regex_automata::meta::{Cache, Regex};
+use regex_automata::util::captures::Captures;
+use regex_automata::{Anchored, Input};
 
-use super::table::{Prefilter, Rule, Table, ViewKind};
+use super::prefilter::{Found, Prefilter};
+use super::table::{Rule, Table, ViewKind};
 
 /// Bytes of context on each side of a literal occurrence.
 pub const SPAN: usize = 256;
+
+/// A window with more possible match starts than this is searched without them.
+const MAX_PROBES: usize = 16;
 
 const PLACEHOLDERS: [&[u8]; 10] = [
     b"example",
@@ -38,16 +48,20 @@ pub fn looks_like_secret(value: &[u8], min_distinct: usize) -> bool {
             .any(|p| lower.windows(p.len()).any(|w| w == *p))
 }
 
-fn merge(mut wins: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+/// Sort and merge overlapping or touching windows in place.
+fn merge(wins: &mut Vec<(usize, usize)>) {
     wins.sort_unstable();
-    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(wins.len());
-    for (s, e) in wins {
-        match merged.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => merged.push((s, e)),
+    let mut kept = 0;
+    for i in 0..wins.len() {
+        let (s, e) = wins[i];
+        if kept > 0 && s <= wins[kept - 1].1 {
+            wins[kept - 1].1 = wins[kept - 1].1.max(e);
+        } else {
+            wins[kept] = (s, e);
+            kept += 1;
         }
     }
-    merged
+    wins.truncate(kept);
 }
 
 /// A rule match in view coordinates (of the rule's view).
@@ -58,44 +72,97 @@ pub struct ViewHit {
     pub rule: &'static Rule,
 }
 
-fn run_rule(rule: &'static Rule, hay: &[u8], windows: &[(usize, usize)], out: &mut Vec<ViewHit>) {
-    for (ws, we) in merge(windows.to_vec()) {
-        let window = &hay[..we];
-        let mut pos = ws;
-        while pos <= we {
-            let (ms, me, value) = if rule.secret_check {
-                let Some(caps) = rule.regex.captures_at(window, pos) else {
-                    break;
-                };
-                let whole = caps.get(0).map_or((pos, pos), |m| (m.start(), m.end()));
-                let value = caps.get(1).map_or(whole, |m| (m.start(), m.end()));
-                (whole.0, whole.1, Some(value))
-            } else {
-                let Some(m) = rule.regex.find_at(window, pos) else {
-                    break;
-                };
-                (m.start(), m.end(), None)
-            };
-            if me == ms {
-                pos = me + 1;
-                continue;
-            }
-            pos = me;
-            if let Some((vs, ve)) = value {
-                if !looks_like_secret(&hay[vs..ve], rule.min_distinct) {
-                    continue;
-                }
-            }
-            out.push(ViewHit {
-                start: ms,
-                end: me,
-                rule,
-            });
+/// One thread's regex scratch space, created on a rule's first run.
+struct Engine {
+    cache: Cache,
+    caps: Captures,
+}
+
+/// Per-thread state of the matcher: the prefilter result, windows, and a regex cache per rule.
+#[derive(Default)]
+pub struct Engines {
+    found: Found,
+    wins: Vec<(u32, u32, u32)>,
+    windows: Vec<(usize, usize)>,
+    starts: Vec<usize>,
+    engines: Vec<Option<Engine>>,
+}
+
+impl Engines {
+    fn engine(&mut self, index: usize, regex: &Regex) -> &mut Engine {
+        if self.engines.len() <= index {
+            self.engines.resize_with(index + 1, || None);
         }
+        self.engines[index].get_or_insert_with(|| Engine {
+            cache: regex.create_cache(),
+            caps: regex.create_captures(),
+        })
     }
 }
 
-/// Run the rules of `pre` whose literal groups all occur in `scan_hay`: windows come from the `any`
+/// Whether `rule` has a match in `hay[..we]` that begins at one of `starts`.
+fn match_begins_at(
+    rule: &Rule,
+    hay: &[u8],
+    we: usize,
+    starts: &[usize],
+    cache: &mut Cache,
+) -> bool {
+    starts.iter().any(|&p| {
+        let input = Input::new(&hay[..we])
+            .range(p..we)
+            .anchored(Anchored::Yes)
+            .earliest(true);
+        rule.regex.search_half_with(cache, &input).is_some()
+    })
+}
+
+/// Every match of `rule` in the window `[ws, we)` of `hay` (leftmost-first, non-overlapping, empty
+/// matches skipped), secrets checked.
+fn run_window(
+    rule: &'static Rule,
+    hay: &[u8],
+    (ws, we): (usize, usize),
+    engine: &mut Engine,
+    out: &mut Vec<ViewHit>,
+) {
+    let window = &hay[..we];
+    let mut pos = ws;
+    while pos <= we {
+        let input = Input::new(window).range(pos..we);
+        let (ms, me, value) = if rule.secret_check {
+            rule.regex
+                .search_captures_with(&mut engine.cache, &input, &mut engine.caps);
+            let Some(whole) = engine.caps.get_match() else {
+                break;
+            };
+            let value = engine.caps.get_group(1).unwrap_or(whole.span());
+            (whole.start(), whole.end(), Some((value.start, value.end)))
+        } else {
+            let Some(m) = rule.regex.search_with(&mut engine.cache, &input) else {
+                break;
+            };
+            (m.start(), m.end(), None)
+        };
+        if me == ms {
+            pos = me + 1;
+            continue;
+        }
+        pos = me;
+        if let Some((vs, ve)) = value {
+            if !looks_like_secret(&hay[vs..ve], rule.min_distinct) {
+                continue;
+            }
+        }
+        out.push(ViewHit {
+            start: ms,
+            end: me,
+            rule,
+        });
+    }
+}
+
+/// Run the rules of `pre` whose literal condition holds in `scan_hay`: windows come from the `any`
 /// literals; each rule's regex runs on `hay_of(rule.view)`, which must have the same length as
 /// `scan_hay` (the raw view and the fold view of ASCII text).
 pub fn match_views<'h>(
@@ -103,59 +170,80 @@ pub fn match_views<'h>(
     scan_hay: &[u8],
     hay_of: impl Fn(ViewKind) -> &'h [u8],
     table: &'static Table,
+    engines: &mut Engines,
     out: &mut Vec<ViewHit>,
 ) {
+    pre.walk(scan_hay, &mut engines.found);
+    if engines.found.occurrences.is_empty() {
+        return;
+    }
     let n = scan_hay.len();
     // The uni view holds multi-byte UTF-8, so byte windows would not match the reference's character
     // windows: its rules run over the whole view.
     let span = if pre.whole_view { n } else { SPAN };
-    let dfa = &pre.dfa;
-    let Ok(mut sid) = dfa.start_state(Anchored::No) else {
-        return;
-    };
-    let mut masks: Vec<u8> = Vec::new();
-    let mut wins: Vec<(usize, usize, usize)> = Vec::new();
-    for (pos, &byte) in scan_hay.iter().enumerate() {
-        sid = dfa.next_state(Anchored::No, sid, byte);
-        if !(dfa.is_special(sid) && dfa.is_match(sid)) {
-            continue;
-        }
-        for k in 0..dfa.match_len(sid) {
-            let pid = dfa.match_pattern(sid, k);
-            let end = pos + 1;
-            let start = end - dfa.pattern_len(pid);
-            for &(rule, group) in &pre.rules_of[pid.as_usize()] {
-                if masks.is_empty() {
-                    masks.resize(table.rules.len(), 0);
-                }
-                masks[rule] |= 1 << group;
-                if group == 0 {
-                    wins.push((
-                        rule,
-                        start.saturating_sub(span),
-                        end.saturating_add(span).min(n),
-                    ));
-                }
-            }
+    engines.wins.clear();
+    for occ in &engines.found.occurrences {
+        let end = occ.end as usize;
+        let start = end - pre.len_of(occ.lit);
+        let ws = start.saturating_sub(span) as u32;
+        let we = end.saturating_add(span).min(n) as u32;
+        for &rule in pre.any_of[occ.lit as usize].iter() {
+            engines.wins.push((rule, ws, we));
         }
     }
-    if wins.is_empty() {
-        return;
-    }
-    wins.sort_unstable();
+    engines.wins.sort_unstable();
     let mut i = 0;
-    let mut windows: Vec<(usize, usize)> = Vec::new();
-    while i < wins.len() {
-        let rule = wins[i].0;
-        windows.clear();
-        while i < wins.len() && wins[i].0 == rule {
-            windows.push((wins[i].1, wins[i].2));
-            i += 1;
+    while i < engines.wins.len() {
+        let index = engines.wins[i].0 as usize;
+        let mut j = i;
+        while j < engines.wins.len() && engines.wins[j].0 as usize == index {
+            j += 1;
         }
-        let r = &table.rules[rule];
-        if masks[rule] == r.full_mask {
-            run_rule(r, hay_of(r.view), &windows, out);
+        let holds = pre.conds[index]
+            .as_ref()
+            .is_some_and(|c| c.holds(&engines.found));
+        if holds {
+            let mut windows = std::mem::take(&mut engines.windows);
+            windows.clear();
+            windows.extend(
+                engines.wins[i..j]
+                    .iter()
+                    .map(|&(_, s, e)| (s as usize, e as usize)),
+            );
+            merge(&mut windows);
+            let anchored = pre.anchored[index];
+            let mut starts = std::mem::take(&mut engines.starts);
+            starts.clear();
+            if anchored {
+                for occ in &engines.found.occurrences {
+                    if pre.start_of[occ.lit as usize].contains(&(index as u32)) {
+                        starts.push(occ.end as usize - pre.len_of(occ.lit));
+                    }
+                }
+                starts.sort_unstable();
+                starts.dedup();
+            }
+            let rule = &table.rules[index];
+            let hay = hay_of(rule.view);
+            let engine = engines.engine(index, &rule.regex);
+            for &(ws, we) in &windows {
+                if anchored {
+                    // Every match begins at an occurrence of a start literal: probe those first.
+                    let from = starts.partition_point(|&p| p < ws);
+                    let to = starts.partition_point(|&p| p < we);
+                    let probes = &starts[from..to];
+                    if probes.len() <= MAX_PROBES
+                        && !match_begins_at(rule, hay, we, probes, &mut engine.cache)
+                    {
+                        continue;
+                    }
+                }
+                run_window(rule, hay, (ws, we), engine, out);
+            }
+            engines.windows = windows;
+            engines.starts = starts;
         }
+        i = j;
     }
 }
 
@@ -173,9 +261,8 @@ mod tests {
 
     #[test]
     fn windows_merge_when_they_touch() {
-        assert_eq!(
-            merge(vec![(5, 9), (0, 5), (20, 30)]),
-            vec![(0, 9), (20, 30)]
-        );
+        let mut wins = vec![(5, 9), (0, 5), (20, 30)];
+        merge(&mut wins);
+        assert_eq!(wins, vec![(0, 9), (20, 30)]);
     }
 }

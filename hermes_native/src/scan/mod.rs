@@ -16,6 +16,8 @@
 mod decode;
 mod matcher;
 mod normalize;
+mod prefilter;
+mod require;
 mod table;
 mod unicode;
 mod verdict;
@@ -23,6 +25,10 @@ mod verdict;
 pub use table::{RuleInfo, Severity};
 pub use verdict::Verdict;
 
+use std::cell::Cell;
+
+use matcher::{Engines, ViewHit};
+use normalize::{View, WordsBuf};
 use table::{Table, ViewKind};
 
 use crate::Result;
@@ -64,98 +70,207 @@ pub struct ScanResult {
     pub findings: Vec<Finding>,
 }
 
-/// Collect the hits of one text (at decode depth `depth`) into `out`, unsorted and possibly repeated.
-fn scan_into(text: &str, depth: u32, table: &'static Table, out: &mut Vec<Hit>) {
-    let ascii = text.is_ascii();
-    if !ascii && text.chars().any(|c| unicode::maybe_special(c as u32)) {
-        let cps: Vec<u32> = text.chars().map(|c| c as u32).collect();
-        unicode::findings(&cps, depth, table, out);
-    }
-    let raw = normalize::raw_view(text, ascii);
-    let (fold, dropped) = normalize::fold_view(text, ascii, table);
-    match_raw_and_fold(&raw, &fold, ascii, table, out);
-    match_words(&fold, dropped, text.len() > 4096, table, out);
-    if !ascii {
-        let uni = normalize::uni_view(text, table);
-        let mut hits = Vec::new();
-        let pre = table.prefilter(ViewKind::Uni);
-        matcher::match_views(pre, &uni.text, |_| &uni.text, table, &mut hits);
-        push_hits(&uni, hits, out);
-    }
-    if depth < decode::MAX_DEPTH {
-        decode::base64_findings(&raw, depth, table, out);
-    }
+/// The buffers of one decode depth: the views of the text scanned at that depth.
+#[derive(Default)]
+struct Level {
+    raw: Vec<u8>,
+    fold: Vec<u8>,
+    fold_origin: Vec<u32>,
+    words: WordsBuf,
+    squeeze: Vec<u8>,
+    squeeze_origin: Vec<u32>,
+    uni: Vec<u8>,
+    uni_origin: Vec<u32>,
+    cps: Vec<u32>,
+    view_hits: Vec<ViewHit>,
 }
 
-fn push_hits(view: &normalize::View<'_>, hits: Vec<matcher::ViewHit>, out: &mut Vec<Hit>) {
+/// One thread's scratch space, reused from text to text so that a scan allocates (nearly) nothing.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    levels: Vec<Level>,
+    engines: Engines,
+    hits: Vec<Hit>,
+}
+
+/// Texts longer than this leave their buffers behind rather than keep that much memory per thread.
+const KEEP_BYTES: usize = 1 << 20;
+
+thread_local! {
+    static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
+}
+
+/// Run `f` with this thread's scratch space (a fresh one when it is in use or already gone).
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    let mut scratch = SCRATCH
+        .try_with(Cell::take)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let result = f(&mut scratch);
+    // Fails only while the thread is exiting, when the scratch space is no longer wanted.
+    let _ = SCRATCH.try_with(|cell| cell.set(Some(scratch)));
+    result
+}
+
+/// Collect the hits of one text (at decode depth `depth`) into `out`, unsorted and possibly repeated.
+fn scan_into(
+    text: &str,
+    depth: u32,
+    table: &'static Table,
+    scratch: &mut Scratch,
+    out: &mut Vec<Hit>,
+) {
+    let d = depth as usize;
+    if scratch.levels.len() <= d {
+        scratch.levels.resize_with(d + 1, Level::default);
+    }
+    let mut level = std::mem::take(&mut scratch.levels[d]);
+    scan_level(text, depth, table, &mut level, scratch, out);
+    scratch.levels[d] = level;
+}
+
+fn push_hits(view: View<'_>, hits: &[ViewHit], out: &mut Vec<Hit>) {
     for h in hits {
         let (start, end) = view.span(h.start, h.end);
         out.push(Hit::new(start, end, &h.rule.info));
     }
 }
 
-/// Rules of the raw and fold views. For ASCII text the two views line up position for position, so
-/// one automaton finds the literals of both.
-fn match_raw_and_fold(
-    raw: &normalize::View<'_>,
-    fold: &normalize::View<'_>,
-    ascii: bool,
+fn scan_level(
+    text: &str,
+    depth: u32,
     table: &'static Table,
+    level: &mut Level,
+    scratch: &mut Scratch,
     out: &mut Vec<Hit>,
 ) {
+    let ascii = text.is_ascii();
+    let Level {
+        raw,
+        fold,
+        fold_origin,
+        words,
+        squeeze,
+        squeeze_origin,
+        uni,
+        uni_origin,
+        cps,
+        view_hits,
+    } = level;
+    if !ascii && text.chars().any(|c| unicode::maybe_special(c as u32)) {
+        cps.clear();
+        cps.extend(text.chars().map(|c| c as u32));
+        unicode::findings(cps, depth, table, scratch, out);
+    }
+    let engines = &mut scratch.engines;
+    // The raw view is 1:1 with the code points; for ASCII text it is the text itself.
+    let raw: &[u8] = if ascii {
+        text.as_bytes()
+    } else {
+        normalize::raw_into(text, raw);
+        raw
+    };
+    let raw_view = View {
+        text: raw,
+        origin: None,
+    };
+    let dropped = if ascii {
+        normalize::fold_ascii_into(text, fold);
+        false
+    } else {
+        normalize::fold_into(text, table, fold, fold_origin)
+    };
+    let fold_view = View {
+        text: fold,
+        origin: (!ascii).then_some(&fold_origin[..]),
+    };
+
+    // Rules of the raw and fold views. For ASCII text the two views line up position for position,
+    // so one automaton finds the literals of both.
+    view_hits.clear();
     let hay = |kind: ViewKind| -> &[u8] {
         match kind {
-            ViewKind::Raw => &raw.text,
-            _ => &fold.text,
+            ViewKind::Raw => raw,
+            _ => fold,
         }
     };
-    let mut hits = Vec::new();
     if ascii {
-        matcher::match_views(&table.fused, &fold.text, hay, table, &mut hits);
+        matcher::match_views(&table.fused, fold, hay, table, engines, view_hits);
     } else {
         let raw_pre = table.prefilter(ViewKind::Raw);
-        matcher::match_views(raw_pre, &raw.text, hay, table, &mut hits);
+        matcher::match_views(raw_pre, raw, hay, table, engines, view_hits);
         let fold_pre = table.prefilter(ViewKind::Fold);
-        matcher::match_views(fold_pre, &fold.text, hay, table, &mut hits);
+        matcher::match_views(fold_pre, fold, hay, table, engines, view_hits);
     }
-    let (raw_hits, fold_hits) = hits.into_iter().partition(|h| h.rule.view == ViewKind::Raw);
-    push_hits(raw, raw_hits, out);
-    push_hits(fold, fold_hits, out);
-}
+    for h in view_hits.iter() {
+        let view = if h.rule.view == ViewKind::Raw {
+            raw_view
+        } else {
+            fold_view
+        };
+        push_hits(view, std::slice::from_ref(h), out);
+    }
 
-/// Rules of the words view and, when words were glued or letter-spaced, the squeeze view. Their offset
-/// maps are only built when one of their rules fires (short texts, mostly clean) or up front (`eager`:
-/// long texts, which nearly always have a finding somewhere).
-fn match_words(
-    fold: &normalize::View<'_>,
-    dropped: bool,
-    eager: bool,
-    table: &'static Table,
-    out: &mut Vec<Hit>,
-) {
-    let (words, joined) = normalize::words_view(fold, eager);
-    let squeeze = (joined || dropped).then(|| normalize::squeeze_view(&words));
-    let mut word_hits = Vec::new();
-    let mut squeeze_hits = Vec::new();
+    // Rules of the words view and, when words were glued or letter-spaced, the squeeze view. Their
+    // offset maps are built only when one of their rules fired.
+    let joined = normalize::words_into(fold_view, false, words);
+    let with_squeeze = joined || dropped;
+    view_hits.clear();
     let pre = table.prefilter(ViewKind::Words);
-    matcher::match_views(pre, &words.text, |_| &words.text, table, &mut word_hits);
-    if let Some(sq) = &squeeze {
+    matcher::match_views(
+        pre,
+        &words.bytes,
+        |_| &words.bytes,
+        table,
+        engines,
+        view_hits,
+    );
+    let word_hits = view_hits.len();
+    if with_squeeze {
+        let plain = View {
+            text: &words.bytes,
+            origin: None,
+        };
+        normalize::squeeze_into(plain, squeeze, squeeze_origin);
         let pre = table.prefilter(ViewKind::Squeeze);
-        matcher::match_views(pre, &sq.text, |_| &sq.text, table, &mut squeeze_hits);
+        matcher::match_views(pre, squeeze, |_| squeeze, table, engines, view_hits);
     }
-    if word_hits.is_empty() && squeeze_hits.is_empty() {
-        return;
+    if !view_hits.is_empty() {
+        normalize::words_into(fold_view, true, words);
+        let words_view = View {
+            text: &words.bytes,
+            origin: Some(&words.origin),
+        };
+        push_hits(words_view, &view_hits[..word_hits], out);
+        if with_squeeze {
+            normalize::squeeze_into(words_view, squeeze, squeeze_origin);
+            let squeeze_view = View {
+                text: squeeze,
+                origin: Some(squeeze_origin),
+            };
+            push_hits(squeeze_view, &view_hits[word_hits..], out);
+        }
     }
-    let (words, squeeze) = if eager {
-        (words, squeeze)
-    } else {
-        let (words, _) = normalize::words_view(fold, true);
-        let squeeze = squeeze.map(|_| normalize::squeeze_view(&words));
-        (words, squeeze)
-    };
-    push_hits(&words, word_hits, out);
-    if let Some(sq) = &squeeze {
-        push_hits(sq, squeeze_hits, out);
+
+    // Rules of the uni view (non-ASCII text only); its offset map only once one fired.
+    if !ascii {
+        view_hits.clear();
+        normalize::uni_into(text, table, uni, None);
+        let pre = table.prefilter(ViewKind::Uni);
+        matcher::match_views(pre, uni, |_| uni, table, engines, view_hits);
+        if !view_hits.is_empty() {
+            normalize::uni_into(text, table, uni, Some(uni_origin));
+            let uni_view = View {
+                text: uni,
+                origin: Some(uni_origin),
+            };
+            push_hits(uni_view, view_hits, out);
+        }
+    }
+
+    if depth < decode::MAX_DEPTH {
+        decode::base64_findings(raw_view, depth, table, scratch, out);
     }
 }
 
@@ -167,11 +282,11 @@ fn char_offsets(text: &str) -> Vec<usize> {
         .collect()
 }
 
-/// Scan one text.
-pub fn scan(text: &str) -> Result<ScanResult> {
-    let table = table::table()?;
-    let mut hits = Vec::new();
-    scan_into(text, 0, table, &mut hits);
+/// Scan one text with `scratch`.
+fn scan_with(text: &str, table: &'static Table, scratch: &mut Scratch) -> ScanResult {
+    let mut hits = std::mem::take(&mut scratch.hits);
+    hits.clear();
+    scan_into(text, 0, table, scratch, &mut hits);
     hits.sort_unstable_by(|a, b| a.key().cmp(&b.key()));
     hits.dedup_by(|a, b| a.key() == b.key());
     let offsets = (!text.is_ascii() && !hits.is_empty()).then(|| char_offsets(text));
@@ -186,16 +301,32 @@ pub fn scan(text: &str) -> Result<ScanResult> {
             excerpt: text[byte(h.start)..byte(h.end)].to_owned(),
         })
         .collect();
-    Ok(ScanResult {
-        verdict: verdict::verdict(&hits),
-        findings,
-    })
+    let verdict = verdict::verdict(&hits);
+    scratch.hits = hits;
+    if text.len() > KEEP_BYTES {
+        *scratch = Scratch {
+            engines: std::mem::take(&mut scratch.engines),
+            ..Scratch::default()
+        };
+    }
+    ScanResult { verdict, findings }
 }
 
-/// Scan many texts, in order, on the calling thread. (Splitting a batch across threads was measured
-/// slower: the rule regexes' scratch caches are shared through a pool that threads contend for.)
+/// Scan one text.
+pub fn scan(text: &str) -> Result<ScanResult> {
+    let table = table::table()?;
+    Ok(with_scratch(|scratch| scan_with(text, table, scratch)))
+}
+
+/// Scan many texts, in order, on the calling thread.
 pub fn scan_batch<S: AsRef<str>>(texts: &[S]) -> Result<Vec<ScanResult>> {
-    texts.iter().map(|t| scan(t.as_ref())).collect()
+    let table = table::table()?;
+    Ok(with_scratch(|scratch| {
+        texts
+            .iter()
+            .map(|t| scan_with(t.as_ref(), table, scratch))
+            .collect()
+    }))
 }
 
 /// Every rule: regex rules of the table first, then the rules implemented in code.

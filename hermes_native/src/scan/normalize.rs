@@ -1,28 +1,28 @@
 //! The views the rules run against, each with a map back to code-point offsets in the scanned text.
 //!
-//! All views are pure ASCII (what cannot be folded to ASCII becomes 0x1A), which keeps the Rust and
-//! Python regex engines in exact agreement and makes a view offset a plain index. ASCII input takes a
-//! fast path: no table look-ups and identity offset maps.
-
-use std::borrow::Cow;
+//! All views but `uni` are pure ASCII (what cannot be folded to ASCII becomes 0x1A), which keeps the
+//! Rust and Python regex engines in exact agreement and makes a view offset a plain index. Views are
+//! written into caller-owned buffers (reused from text to text), and offset maps are only built where
+//! they are needed: ASCII text has identity maps, and the words, squeeze and uni maps are built only
+//! once one of their rules fired.
 
 use super::table::Table;
 
 /// Stand-in for code points that have no ASCII fold.
 pub const SUB: u8 = 0x1a;
 
-/// One view: ASCII bytes and, unless the view is 1:1 with the scanned text, the code-point offset each
-/// byte comes from.
-#[derive(Debug)]
+/// A view's text and, unless the view is 1:1 with the scanned text, the code-point offset each byte
+/// comes from.
+#[derive(Debug, Clone, Copy)]
 pub struct View<'a> {
-    pub text: Cow<'a, [u8]>,
-    origin: Option<Vec<u32>>,
+    pub text: &'a [u8],
+    pub origin: Option<&'a [u32]>,
 }
 
 impl View<'_> {
     /// Code-point offset in the scanned text of view position `i`.
     pub fn origin(&self, i: usize) -> usize {
-        match &self.origin {
+        match self.origin {
             Some(map) => map[i] as usize,
             None => i,
         }
@@ -34,53 +34,40 @@ impl View<'_> {
     }
 }
 
-/// The raw view: the text itself, non-ASCII code points replaced by [`SUB`], case kept.
-pub fn raw_view(text: &str, ascii: bool) -> View<'_> {
-    if ascii {
-        return View {
-            text: Cow::Borrowed(text.as_bytes()),
-            origin: None,
-        };
-    }
-    let bytes = text
-        .chars()
-        .map(|c| if c.is_ascii() { c as u8 } else { SUB })
-        .collect();
-    View {
-        text: Cow::Owned(bytes),
-        origin: None,
-    }
+/// The raw view of non-ASCII text: non-ASCII code points replaced by [`SUB`], case kept. (The raw
+/// view of ASCII text is the text itself.)
+pub fn raw_into(text: &str, out: &mut Vec<u8>) {
+    out.clear();
+    out.extend(
+        text.chars()
+            .map(|c| if c.is_ascii() { c as u8 } else { SUB }),
+    );
 }
 
-/// The fold view, and whether an invisible code point or mark was dropped next to an ASCII letter or
-/// digit (what gluing words together looks like).
-pub fn fold_view<'a>(text: &'a str, ascii: bool, table: &Table) -> (View<'a>, bool) {
-    if ascii {
-        let bytes = text.as_bytes().to_ascii_lowercase();
-        return (
-            View {
-                text: Cow::Owned(bytes),
-                origin: None,
-            },
-            false,
-        );
-    }
-    let mut bytes = Vec::with_capacity(text.len());
-    let mut origin = Vec::with_capacity(text.len());
+/// The fold view of ASCII text: the text lowercased.
+pub fn fold_ascii_into(text: &str, out: &mut Vec<u8>) {
+    out.clear();
+    out.extend(text.bytes().map(|b| b.to_ascii_lowercase()));
+}
+
+/// The fold view of non-ASCII text with its offset map, and whether an invisible code point or mark
+/// was dropped next to an ASCII letter or digit (what gluing words together looks like).
+pub fn fold_into(text: &str, table: &Table, bytes: &mut Vec<u8>, origin: &mut Vec<u32>) -> bool {
+    bytes.clear();
+    origin.clear();
     let mut dropped = false;
     let mut prev: Option<char> = None;
     let mut chars = text.chars().peekable();
-    let mut i: u32 = 0;
+    let mut at: u32 = 0;
     while let Some(c) = chars.next() {
         let before = prev.replace(c);
-        let at = i;
-        i += 1;
+        let i = at;
+        at += 1;
         if c.is_ascii() {
             bytes.push(c.to_ascii_lowercase() as u8);
-            origin.push(at);
+            origin.push(i);
             continue;
         }
-        let i = at;
         match table.fold(c as u32) {
             Some("") => {
                 let glued = |x: Option<char>| x.is_some_and(|x| x.is_ascii_alphanumeric());
@@ -98,38 +85,41 @@ pub fn fold_view<'a>(text: &'a str, ascii: bool, table: &Table) -> (View<'a>, bo
             }
         }
     }
-    (
-        View {
-            text: Cow::Owned(bytes),
-            origin: Some(origin),
-        },
-        dropped,
-    )
+    dropped
+}
+
+/// The code point the uni view keeps for `c` (`None`: dropped as invisible).
+fn uni_char(c: char, table: &Table) -> Option<char> {
+    let cp = c as u32;
+    let lower = match cp {
+        0x41..=0x5A => cp + 0x20,
+        0x410..=0x42F => cp + 0x20,
+        0x400..=0x40F => cp + 0x50,
+        _ if cp >= 0x80 && table.fold(cp) == Some("") => return None,
+        _ => return Some(c),
+    };
+    Some(char::from_u32(lower).unwrap_or(c))
 }
 
 /// The uni view (non-ASCII text only): the text with invisible code points dropped, ASCII and Cyrillic
 /// capitals lowercased, everything else kept, as UTF-8. Its rules are literal phrases in scripts the
-/// ASCII views cannot see (CJK, Cyrillic, Hangul); offsets map each byte to its code point.
-pub fn uni_view<'a>(text: &str, table: &Table) -> View<'a> {
-    let mut bytes = Vec::with_capacity(text.len());
-    let mut origin = Vec::with_capacity(text.len());
+/// ASCII views cannot see (CJK, Cyrillic, Hangul); `origin` (when wanted) maps each byte to its code
+/// point.
+pub fn uni_into(text: &str, table: &Table, bytes: &mut Vec<u8>, mut origin: Option<&mut Vec<u32>>) {
+    bytes.clear();
+    if let Some(o) = origin.as_deref_mut() {
+        o.clear();
+    }
     let mut buf = [0u8; 4];
     for (i, c) in text.chars().enumerate() {
-        let cp = c as u32;
-        let lower = match cp {
-            0x41..=0x5A => cp + 0x20,
-            0x410..=0x42F => cp + 0x20,
-            0x400..=0x40F => cp + 0x50,
-            _ if cp >= 0x80 && table.fold(cp) == Some("") => continue,
-            _ => cp,
+        let Some(kept) = uni_char(c, table) else {
+            continue;
         };
-        let encoded = char::from_u32(lower).unwrap_or(c).encode_utf8(&mut buf);
+        let encoded = kept.encode_utf8(&mut buf);
         bytes.extend_from_slice(encoded.as_bytes());
-        origin.extend(std::iter::repeat_n(i as u32, encoded.len()));
-    }
-    View {
-        text: Cow::Owned(bytes),
-        origin: Some(origin),
+        if let Some(o) = origin.as_deref_mut() {
+            o.extend(std::iter::repeat_n(i as u32, encoded.len()));
+        }
     }
 }
 
@@ -138,8 +128,8 @@ fn is_word_byte(b: u8) -> bool {
 }
 
 /// Maximal runs of `[a-z0-9]` in the fold view.
-fn token_spans(fold: &[u8]) -> Vec<(usize, usize)> {
-    let mut spans = Vec::new();
+fn token_spans(fold: &[u8], spans: &mut Vec<(usize, usize)>) {
+    spans.clear();
     let mut i = 0;
     while i < fold.len() {
         if is_word_byte(fold[i]) {
@@ -152,7 +142,6 @@ fn token_spans(fold: &[u8]) -> Vec<(usize, usize)> {
             i += 1;
         }
     }
-    spans
 }
 
 fn leet(b: u8) -> u8 {
@@ -167,17 +156,29 @@ fn leet(b: u8) -> u8 {
     }
 }
 
-/// The words view, and whether a letter-spaced run ("i g n o r e") was joined.
+/// Buffers the words view is built in.
+#[derive(Debug, Default)]
+pub struct WordsBuf {
+    pub bytes: Vec<u8>,
+    pub origin: Vec<u32>,
+    spans: Vec<(usize, usize)>,
+}
+
+/// The words view into `buf` (with its offset map when `with_origin`), and whether a letter-spaced run
+/// ("i g n o r e") was joined.
 ///
 /// Tokens are joined by single spaces. A run of three or more one-character tokens separated by the same
-/// single non-newline character is joined into one token (two, once such a run was seen). Digits inside a token that also has letters
-/// are read as leetspeak.
-pub fn words_view<'a>(fold: &View<'_>, with_origin: bool) -> (View<'a>, bool) {
-    let text = &fold.text;
-    let spans = token_spans(text);
+/// single non-newline character is joined into one token (two, once such a run was seen). Digits inside
+/// a token that also has letters are read as leetspeak.
+pub fn words_into(fold: View<'_>, with_origin: bool, buf: &mut WordsBuf) -> bool {
+    let text = fold.text;
+    token_spans(text, &mut buf.spans);
+    let spans = &buf.spans;
+    let bytes = &mut buf.bytes;
+    let origin = &mut buf.origin;
+    bytes.clear();
+    origin.clear();
     let mut joined = false;
-    let mut bytes = Vec::with_capacity(text.len());
-    let mut origin = Vec::with_capacity(if with_origin { text.len() } else { 0 });
     // Fold position of the last character of the previous token; the space before the next token
     // stands for the separator right after it.
     let mut prev_last: Option<usize> = None;
@@ -206,7 +207,7 @@ pub fn words_view<'a>(fold: &View<'_>, with_origin: bool) -> (View<'a>, bool) {
             // Three letters make a letter-spaced run; once one was seen, two do ("T O").
             if j - i + 1 >= if joined { 2 } else { 3 } {
                 joined = true;
-                space(&mut bytes, &mut origin, prev_last);
+                space(bytes, origin, prev_last);
                 let letters = || spans[i..=j].iter().map(|&(p, _)| p);
                 let mixed = letters().any(|p| text[p].is_ascii_digit())
                     && letters().any(|p| text[p].is_ascii_lowercase());
@@ -221,7 +222,7 @@ pub fn words_view<'a>(fold: &View<'_>, with_origin: bool) -> (View<'a>, bool) {
                 continue;
             }
         }
-        space(&mut bytes, &mut origin, prev_last);
+        space(bytes, origin, prev_last);
         let word = &text[s..e];
         let mixed = word.iter().any(u8::is_ascii_digit) && word.iter().any(u8::is_ascii_lowercase);
         if mixed {
@@ -235,32 +236,23 @@ pub fn words_view<'a>(fold: &View<'_>, with_origin: bool) -> (View<'a>, bool) {
         prev_last = Some(e - 1);
         i += 1;
     }
-    (
-        View {
-            text: Cow::Owned(bytes),
-            origin: with_origin.then_some(origin),
-        },
-        joined,
-    )
+    joined
 }
 
-/// The squeeze view: the words view without its spaces.
-///
-/// Its offset map is built only when `words` has one.
-pub fn squeeze_view<'a>(words: &View<'_>) -> View<'a> {
-    let bytes = words.text.iter().copied().filter(|&b| b != b' ').collect();
-    let origin = words.origin.as_ref().map(|map| {
-        words
-            .text
-            .iter()
-            .zip(map)
-            .filter(|(&b, _)| b != b' ')
-            .map(|(_, &o)| o)
-            .collect()
-    });
-    View {
-        text: Cow::Owned(bytes),
-        origin,
+/// The squeeze view: the words view without its spaces, with an offset map when `words` has one.
+pub fn squeeze_into(words: View<'_>, bytes: &mut Vec<u8>, origin: &mut Vec<u32>) {
+    bytes.clear();
+    origin.clear();
+    bytes.extend(words.text.iter().copied().filter(|&b| b != b' '));
+    if let Some(map) = words.origin {
+        origin.extend(
+            words
+                .text
+                .iter()
+                .zip(map)
+                .filter(|(&b, _)| b != b' ')
+                .map(|(_, &o)| o),
+        );
     }
 }
 
@@ -271,18 +263,37 @@ mod tests {
 
     fn words(s: &str) -> String {
         let t = table().unwrap();
-        let (fold, _) = fold_view(s, s.is_ascii(), t);
-        let (w, _) = words_view(&fold, true);
-        String::from_utf8(w.text.into_owned()).unwrap()
+        let (mut fold, mut origin) = (Vec::new(), Vec::new());
+        let fold = if s.is_ascii() {
+            fold_ascii_into(s, &mut fold);
+            View {
+                text: &fold,
+                origin: None,
+            }
+        } else {
+            fold_into(s, t, &mut fold, &mut origin);
+            View {
+                text: &fold,
+                origin: Some(&origin),
+            }
+        };
+        let mut buf = WordsBuf::default();
+        words_into(fold, true, &mut buf);
+        String::from_utf8(buf.bytes).unwrap()
     }
 
     #[test]
     fn folds_confusables_fullwidth_and_invisibles() {
         let t = table().unwrap();
-        let (fold, dropped) = fold_view("Ｉgn\u{200b}оre", false, t);
-        assert_eq!(&*fold.text, b"ignore");
+        let (mut bytes, mut origin) = (Vec::new(), Vec::new());
+        let dropped = fold_into("Ｉgn\u{200b}оre", t, &mut bytes, &mut origin);
+        assert_eq!(bytes, b"ignore");
         assert!(dropped);
-        assert_eq!(fold.span(0, 6), (0, 7));
+        let view = View {
+            text: &bytes,
+            origin: Some(&origin),
+        };
+        assert_eq!(view.span(0, 6), (0, 7));
     }
 
     #[test]
@@ -291,5 +302,15 @@ mod tests {
         assert_eq!(words("i.g.n.o.r.e a.l.l"), "ignore all");
         assert_eq!(words("1gn0re. All!\nprevious"), "ignore all previous");
         assert_eq!(words("port 5432, v2"), "port 5432 v2");
+        assert_eq!(words("Ｉgnore\u{200b} ALL"), "ignore all");
+    }
+
+    #[test]
+    fn uni_view_drops_invisibles_and_lowercases_cyrillic() {
+        let t = table().unwrap();
+        let (mut bytes, mut origin) = (Vec::new(), Vec::new());
+        uni_into("ИГН\u{200b}ОР x", t, &mut bytes, Some(&mut origin));
+        assert_eq!(std::str::from_utf8(&bytes).unwrap(), "игнор x");
+        assert_eq!(origin.last(), Some(&7));
     }
 }
