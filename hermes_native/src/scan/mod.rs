@@ -13,6 +13,7 @@
 //!
 //! Offsets are code points into the scanned text, `excerpt == text[start..end]` (in code points).
 
+mod automaton;
 mod decode;
 mod matcher;
 mod normalize;

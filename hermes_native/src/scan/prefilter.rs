@@ -5,12 +5,9 @@
 
 use std::collections::HashMap;
 
-use aho_corasick::automaton::Automaton;
-use aho_corasick::dfa::DFA;
-use aho_corasick::{Anchored, MatchKind, StartKind};
-
+use super::automaton::Dfa;
 use super::require::Need;
-use crate::{Error, Result};
+use crate::Result;
 
 /// A condition on the literals found in a view. Its leaves are literal groups of one [`Prefilter`]
 /// (a group holds when one of its literals occurs; the walk marks them as it goes).
@@ -84,7 +81,6 @@ pub struct Occurrence {
 /// The result of walking a prefilter over a view; reused from call to call.
 #[derive(Debug, Default)]
 pub struct Found {
-    literals: Bits,
     groups: Bits,
     /// Occurrences of literals that are some rule's `any` or start literal, in order of their end.
     pub occurrences: Vec<Occurrence>,
@@ -93,11 +89,16 @@ pub struct Found {
 /// The literal prefilter of one view (or of the raw and fold views together, see `Table::fused`).
 #[derive(Debug)]
 pub struct Prefilter {
-    dfa: DFA,
-    /// For each literal id: its length, the groups it belongs to, the rules it is an `any` literal of.
+    dfa: Dfa,
+    /// For each literal id: its length, the rules it is an `any` literal of.
     lens: Vec<u32>,
-    groups_of: Vec<Box<[u32]>>,
     group_count: usize,
+    /// For each match state of `dfa`: the groups it makes hold, `groups[group_ends[s]..group_ends[s + 1]]`,
+    /// and the literals to record an occurrence of, `occurs[occur_ends[s]..occur_ends[s + 1]]`.
+    group_ends: Vec<u32>,
+    groups: Vec<u32>,
+    occur_ends: Vec<u32>,
+    occurs: Vec<u32>,
     pub any_of: Vec<Box<[u32]>>,
     /// For each literal id, the rules whose matches may begin with it.
     pub start_of: Vec<Box<[u32]>>,
@@ -188,21 +189,32 @@ impl Prefilter {
             parts.push(b.need(r.needs));
             conds[r.rule] = Some(Cond::All(parts.into()));
         }
-        let dfa = DFA::builder()
-            .match_kind(MatchKind::Standard)
-            .start_kind(StartKind::Unanchored)
-            .prefilter(false)
-            .byte_classes(true)
-            .ascii_case_insensitive(case_insensitive)
-            .build(&b.literals)
-            .map_err(|e| {
-                Error::InvalidInput(format!("the scan rule table is broken: prefilter: {e}"))
-            })?;
+        let dfa = Dfa::new(&b.literals, case_insensitive)?;
+        let (mut group_ends, mut groups) = (vec![0u32], Vec::new());
+        let (mut occur_ends, mut occurs) = (vec![0u32], Vec::new());
+        for state in 0..dfa.match_states() {
+            let mut gs: Vec<u32> = Vec::new();
+            for &lit in dfa.literals_at(state) {
+                let lit_index = lit as usize;
+                gs.extend(&b.groups_of[lit_index]);
+                if !b.any_of[lit_index].is_empty() || !b.start_of[lit_index].is_empty() {
+                    occurs.push(lit);
+                }
+            }
+            gs.sort_unstable();
+            gs.dedup();
+            groups.extend(gs);
+            group_ends.push(groups.len() as u32);
+            occur_ends.push(occurs.len() as u32);
+        }
         Ok(Prefilter {
             dfa,
             lens: b.literals.iter().map(|l| l.len() as u32).collect(),
-            groups_of: b.groups_of.into_iter().map(Vec::into_boxed_slice).collect(),
             group_count: b.groups.len(),
+            group_ends,
+            groups,
+            occur_ends,
+            occurs,
             any_of: b.any_of.into_iter().map(Vec::into_boxed_slice).collect(),
             start_of: b.start_of.into_iter().map(Vec::into_boxed_slice).collect(),
             anchored,
@@ -218,33 +230,23 @@ impl Prefilter {
 
     /// Walk the automaton over `hay`, recording every (overlapping) literal occurrence into `found`.
     pub fn walk(&self, hay: &[u8], found: &mut Found) {
-        found.literals.reset(self.lens.len());
         found.groups.reset(self.group_count);
         found.occurrences.clear();
-        let dfa = &self.dfa;
-        let Ok(mut sid) = dfa.start_state(Anchored::No) else {
-            return;
-        };
-        for (pos, &byte) in hay.iter().enumerate() {
-            sid = dfa.next_state(Anchored::No, sid, byte);
-            if !dfa.is_special(sid) || !dfa.is_match(sid) {
-                continue;
+        let Found {
+            groups,
+            occurrences,
+        } = found;
+        self.dfa.walk(hay, |state, end| {
+            let range = |ends: &[u32]| ends[state] as usize..ends[state + 1] as usize;
+            for &g in &self.groups[range(&self.group_ends)] {
+                groups.insert(g);
             }
-            for k in 0..dfa.match_len(sid) {
-                let lit = dfa.match_pattern(sid, k).as_u32();
-                if found.literals.insert(lit) {
-                    for &g in self.groups_of[lit as usize].iter() {
-                        found.groups.insert(g);
-                    }
-                }
-                if !self.any_of[lit as usize].is_empty() || !self.start_of[lit as usize].is_empty()
-                {
-                    found.occurrences.push(Occurrence {
-                        lit,
-                        end: (pos + 1) as u32,
-                    });
-                }
+            for &lit in &self.occurs[range(&self.occur_ends)] {
+                occurrences.push(Occurrence {
+                    lit,
+                    end: end as u32,
+                });
             }
-        }
+        });
     }
 }
