@@ -96,8 +96,8 @@ impl Dfa {
             for &b in &reps {
                 let next = aho.next_state(Anchored::No, order[i], b);
                 next_of.push(next);
-                if !index.contains_key(&next) {
-                    index.insert(next, order.len());
+                if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(next) {
+                    slot.insert(order.len());
                     order.push(next);
                 }
             }

@@ -5,15 +5,19 @@
 //! (without the literals a pattern needs, which only skip regex runs that cannot match), so findings
 //! agree.
 //!
-//! Each thread keeps its own regex caches ([`Engines`]): no pool, no contention between the threads
-//! of a batch.
+//! The work is planned first ([`Plan::add`], after each prefilter walk) and run afterwards
+//! ([`Plan::run`]), so that a batch runs rule by rule while that rule's automata are in the CPU cache.
+//! Each thread keeps its own regex caches ([`Engines`]): no pool, no contention between threads.
 
-use regex_automata::meta::{Cache, Regex};
+use regex_automata::hybrid;
+use regex_automata::meta::Cache;
 use regex_automata::util::captures::Captures;
 use regex_automata::{Anchored, Input};
 
+use std::ops::Range;
+
 use super::prefilter::{Found, Prefilter};
-use super::table::{Rule, Table, ViewKind};
+use super::table::{Rule, Table};
 
 /// Bytes of context on each side of a literal occurrence.
 pub const SPAN: usize = 256;
@@ -48,13 +52,13 @@ pub fn looks_like_secret(value: &[u8], min_distinct: usize) -> bool {
             .any(|p| lower.windows(p.len()).any(|w| w == *p))
 }
 
-/// Sort and merge overlapping or touching windows in place.
-fn merge(wins: &mut Vec<(usize, usize)>) {
-    wins.sort_unstable();
-    let mut kept = 0;
-    for i in 0..wins.len() {
+/// Sort and merge overlapping or touching windows in `wins[first..]`, in place.
+fn merge(wins: &mut Vec<(usize, usize)>, first: usize) {
+    wins[first..].sort_unstable();
+    let mut kept = first;
+    for i in first..wins.len() {
         let (s, e) = wins[i];
-        if kept > 0 && s <= wins[kept - 1].1 {
+        if kept > first && s <= wins[kept - 1].1 {
             wins[kept - 1].1 = wins[kept - 1].1.max(e);
         } else {
             wins[kept] = (s, e);
@@ -72,49 +76,184 @@ pub struct ViewHit {
     pub rule: &'static Rule,
 }
 
-/// One thread's regex scratch space, created on a rule's first run.
+/// One thread's regex scratch space for one rule, created on the rule's first run.
 struct Engine {
     cache: Cache,
     caps: Captures,
+    dfa: hybrid::dfa::Cache,
 }
 
-/// Per-thread state of the matcher: the prefilter result, windows, and a regex cache per rule.
+/// Per-thread regex caches, one per rule: no pool, no contention between the threads of a batch.
 #[derive(Default)]
 pub struct Engines {
-    found: Found,
-    wins: Vec<(u32, u32, u32)>,
-    windows: Vec<(usize, usize)>,
-    starts: Vec<usize>,
     engines: Vec<Option<Engine>>,
 }
 
 impl Engines {
-    fn engine(&mut self, index: usize, regex: &Regex) -> &mut Engine {
+    fn engine(&mut self, index: usize, rule: &Rule) -> &mut Engine {
         if self.engines.len() <= index {
             self.engines.resize_with(index + 1, || None);
         }
         self.engines[index].get_or_insert_with(|| Engine {
-            cache: regex.create_cache(),
-            caps: regex.create_captures(),
+            cache: rule.regex.create_cache(),
+            caps: rule.regex.create_captures(),
+            dfa: rule.dfa.create_cache(),
         })
     }
 }
 
-/// Whether `rule` has a match in `hay[..we]` that begins at one of `starts`.
-fn match_begins_at(
+/// A rule to run on one text: its merged windows and, for a rule whose matches begin with known
+/// literals, the positions where those occur (ranges into [`Plan::windows`] and [`Plan::starts`]).
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub rule: u32,
+    pub text: u32,
+    windows: Range<usize>,
+    starts: Option<Range<usize>>,
+}
+
+/// The regex work of a batch, planned from the prefilter walks.
+#[derive(Debug, Default)]
+pub struct Plan {
+    wins: Vec<(u32, u32, u32)>,
+    pub tasks: Vec<Task>,
+    windows: Vec<(usize, usize)>,
+    starts: Vec<usize>,
+}
+
+impl Plan {
+    pub fn clear(&mut self) {
+        self.tasks.clear();
+        self.windows.clear();
+        self.starts.clear();
+    }
+
+    /// Plan the rules of `pre` whose literal condition holds on `found` (the walk of `pre` over a view
+    /// of `n` bytes of text `text`): windows around their `any` literals, and the possible starts of
+    /// their matches.
+    pub fn add(&mut self, pre: &Prefilter, found: &Found, n: usize, text: u32) {
+        if found.occurrences.is_empty() {
+            return;
+        }
+        // The uni view holds multi-byte UTF-8, so byte windows would not match the reference's
+        // character windows: its rules run over the whole view.
+        let span = if pre.whole_view { n } else { SPAN };
+        self.wins.clear();
+        for occ in &found.occurrences {
+            let end = occ.end as usize;
+            let start = end - pre.len_of(occ.lit);
+            let ws = start.saturating_sub(span) as u32;
+            let we = end.saturating_add(span).min(n) as u32;
+            for &rule in pre.any_of[occ.lit as usize].iter() {
+                self.wins.push((rule, ws, we));
+            }
+        }
+        self.wins.sort_unstable();
+        let mut i = 0;
+        while i < self.wins.len() {
+            let rule = self.wins[i].0;
+            let mut j = i;
+            while j < self.wins.len() && self.wins[j].0 == rule {
+                j += 1;
+            }
+            let holds = pre.conds[rule as usize]
+                .as_ref()
+                .is_some_and(|c| c.holds(found));
+            if holds {
+                let first = self.windows.len();
+                self.windows.extend(
+                    self.wins[i..j]
+                        .iter()
+                        .map(|&(_, s, e)| (s as usize, e as usize)),
+                );
+                merge(&mut self.windows, first);
+                let starts = pre.anchored[rule as usize].then(|| {
+                    let first = self.starts.len();
+                    for occ in &found.occurrences {
+                        if pre.start_of[occ.lit as usize].contains(&rule) {
+                            self.starts.push(occ.end as usize - pre.len_of(occ.lit));
+                        }
+                    }
+                    self.starts[first..].sort_unstable();
+                    let kept = dedup(&mut self.starts[first..]);
+                    self.starts.truncate(first + kept);
+                    first..self.starts.len()
+                });
+                self.tasks.push(Task {
+                    rule,
+                    text,
+                    windows: first..self.windows.len(),
+                    starts,
+                });
+            }
+            i = j;
+        }
+    }
+
+    /// Run `task` on `hay` (the view of its rule in its text), appending its matches to `out`.
+    pub fn run(
+        &self,
+        task: &Task,
+        hay: &[u8],
+        table: &'static Table,
+        engines: &mut Engines,
+        out: &mut Vec<ViewHit>,
+    ) {
+        let index = task.rule as usize;
+        let rule = &table.rules[index];
+        let engine = engines.engine(index, rule);
+        for &(ws, we) in &self.windows[task.windows.clone()] {
+            let probes = task.starts.as_ref().map(|starts| {
+                // Every match begins at an occurrence of a start literal: probe only those.
+                let starts = &self.starts[starts.clone()];
+                let from = starts.partition_point(|&p| p < ws);
+                let to = starts.partition_point(|&p| p < we);
+                &starts[from..to]
+            });
+            let probes = probes.filter(|p| p.len() <= MAX_PROBES);
+            if may_match(rule, hay, (ws, we), probes, &mut engine.dfa) {
+                run_window(rule, hay, (ws, we), engine, out);
+            }
+        }
+    }
+}
+
+/// Dedup a sorted slice in place; the number of distinct values (moved to the front).
+fn dedup(values: &mut [usize]) -> usize {
+    let mut kept = 0;
+    for i in 0..values.len() {
+        if kept == 0 || values[i] != values[kept - 1] {
+            values[kept] = values[i];
+            kept += 1;
+        }
+    }
+    kept
+}
+
+/// Whether `rule` may have a match in the window `[ws, we)` of `hay`: a match beginning at one of
+/// `probes` when given (every match begins at one of them), anywhere in the window otherwise. "No" is
+/// exact; "yes" (also when the lazy DFA cannot answer) sends the window to the regex.
+fn may_match(
     rule: &Rule,
     hay: &[u8],
-    we: usize,
-    starts: &[usize],
-    cache: &mut Cache,
+    (ws, we): (usize, usize),
+    probes: Option<&[usize]>,
+    cache: &mut hybrid::dfa::Cache,
 ) -> bool {
-    starts.iter().any(|&p| {
-        let input = Input::new(&hay[..we])
-            .range(p..we)
-            .anchored(Anchored::Yes)
-            .earliest(true);
-        rule.regex.search_half_with(cache, &input).is_some()
-    })
+    let hay = &hay[..we];
+    let search = |input: Input<'_>, cache: &mut hybrid::dfa::Cache| {
+        !matches!(
+            rule.dfa.try_search_fwd(cache, &input.earliest(true)),
+            Ok(None)
+        )
+    };
+    match probes {
+        Some(starts) => starts.iter().any(|&p| {
+            let input = Input::new(hay).range(p..we).anchored(Anchored::Yes);
+            search(input, cache)
+        }),
+        None => search(Input::new(hay).range(ws..we), cache),
+    }
 }
 
 /// Every match of `rule` in the window `[ws, we)` of `hay` (leftmost-first, non-overlapping, empty
@@ -162,91 +301,6 @@ fn run_window(
     }
 }
 
-/// Run the rules of `pre` whose literal condition holds in `scan_hay`: windows come from the `any`
-/// literals; each rule's regex runs on `hay_of(rule.view)`, which must have the same length as
-/// `scan_hay` (the raw view and the fold view of ASCII text).
-pub fn match_views<'h>(
-    pre: &Prefilter,
-    scan_hay: &[u8],
-    hay_of: impl Fn(ViewKind) -> &'h [u8],
-    table: &'static Table,
-    engines: &mut Engines,
-    out: &mut Vec<ViewHit>,
-) {
-    pre.walk(scan_hay, &mut engines.found);
-    if engines.found.occurrences.is_empty() {
-        return;
-    }
-    let n = scan_hay.len();
-    // The uni view holds multi-byte UTF-8, so byte windows would not match the reference's character
-    // windows: its rules run over the whole view.
-    let span = if pre.whole_view { n } else { SPAN };
-    engines.wins.clear();
-    for occ in &engines.found.occurrences {
-        let end = occ.end as usize;
-        let start = end - pre.len_of(occ.lit);
-        let ws = start.saturating_sub(span) as u32;
-        let we = end.saturating_add(span).min(n) as u32;
-        for &rule in pre.any_of[occ.lit as usize].iter() {
-            engines.wins.push((rule, ws, we));
-        }
-    }
-    engines.wins.sort_unstable();
-    let mut i = 0;
-    while i < engines.wins.len() {
-        let index = engines.wins[i].0 as usize;
-        let mut j = i;
-        while j < engines.wins.len() && engines.wins[j].0 as usize == index {
-            j += 1;
-        }
-        let holds = pre.conds[index]
-            .as_ref()
-            .is_some_and(|c| c.holds(&engines.found));
-        if holds {
-            let mut windows = std::mem::take(&mut engines.windows);
-            windows.clear();
-            windows.extend(
-                engines.wins[i..j]
-                    .iter()
-                    .map(|&(_, s, e)| (s as usize, e as usize)),
-            );
-            merge(&mut windows);
-            let anchored = pre.anchored[index];
-            let mut starts = std::mem::take(&mut engines.starts);
-            starts.clear();
-            if anchored {
-                for occ in &engines.found.occurrences {
-                    if pre.start_of[occ.lit as usize].contains(&(index as u32)) {
-                        starts.push(occ.end as usize - pre.len_of(occ.lit));
-                    }
-                }
-                starts.sort_unstable();
-                starts.dedup();
-            }
-            let rule = &table.rules[index];
-            let hay = hay_of(rule.view);
-            let engine = engines.engine(index, &rule.regex);
-            for &(ws, we) in &windows {
-                if anchored {
-                    // Every match begins at an occurrence of a start literal: probe those first.
-                    let from = starts.partition_point(|&p| p < ws);
-                    let to = starts.partition_point(|&p| p < we);
-                    let probes = &starts[from..to];
-                    if probes.len() <= MAX_PROBES
-                        && !match_begins_at(rule, hay, we, probes, &mut engine.cache)
-                    {
-                        continue;
-                    }
-                }
-                run_window(rule, hay, (ws, we), engine, out);
-            }
-            engines.windows = windows;
-            engines.starts = starts;
-        }
-        i = j;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,8 +315,8 @@ mod tests {
 
     #[test]
     fn windows_merge_when_they_touch() {
-        let mut wins = vec![(5, 9), (0, 5), (20, 30)];
-        merge(&mut wins);
-        assert_eq!(wins, vec![(0, 9), (20, 30)]);
+        let mut wins = vec![(1, 2), (5, 9), (0, 5), (20, 30)];
+        merge(&mut wins, 1);
+        assert_eq!(wins, vec![(1, 2), (0, 9), (20, 30)]);
     }
 }

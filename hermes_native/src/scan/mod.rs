@@ -14,6 +14,7 @@
 //! Offsets are code points into the scanned text, `excerpt == text[start..end]` (in code points).
 
 mod automaton;
+mod batch;
 mod decode;
 mod matcher;
 mod normalize;
@@ -28,9 +29,8 @@ pub use verdict::Verdict;
 
 use std::cell::Cell;
 
-use matcher::{Engines, ViewHit};
-use normalize::{View, WordsBuf};
-use table::{Table, ViewKind};
+use matcher::Engines;
+use table::Table;
 
 use crate::Result;
 
@@ -71,31 +71,20 @@ pub struct ScanResult {
     pub findings: Vec<Finding>,
 }
 
-/// The buffers of one decode depth: the views of the text scanned at that depth.
-#[derive(Default)]
-struct Level {
-    raw: Vec<u8>,
-    fold: Vec<u8>,
-    fold_origin: Vec<u32>,
-    words: WordsBuf,
-    squeeze: Vec<u8>,
-    squeeze_origin: Vec<u32>,
-    uni: Vec<u8>,
-    uni_origin: Vec<u32>,
-    cps: Vec<u32>,
-    view_hits: Vec<ViewHit>,
-}
-
-/// One thread's scratch space, reused from text to text so that a scan allocates (nearly) nothing.
+/// One thread's scratch space, reused from text to text so that a scan allocates (nearly) nothing:
+/// the buffers of a batch for each decode depth, and the regex caches.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    levels: Vec<Level>,
+    batches: Vec<batch::Batch>,
     engines: Engines,
-    hits: Vec<Hit>,
 }
 
-/// Texts longer than this leave their buffers behind rather than keep that much memory per thread.
-const KEEP_BYTES: usize = 1 << 20;
+/// A thread keeps at most this many bytes of batch buffers (a huge text leaves its buffers behind).
+const KEEP_BYTES: usize = 8 << 20;
+
+/// Texts per batch: enough that each automaton and regex stays in the cache for a while, few enough
+/// that the batch's views stay in it too.
+const BATCH_TEXTS: usize = 256;
 
 thread_local! {
     static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
@@ -109,6 +98,15 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
         .flatten()
         .unwrap_or_default();
     let result = f(&mut scratch);
+    if scratch
+        .batches
+        .iter()
+        .map(batch::Batch::capacity)
+        .sum::<usize>()
+        > KEEP_BYTES
+    {
+        scratch.batches.clear();
+    }
     // Fails only while the thread is exiting, when the scratch space is no longer wanted.
     let _ = SCRATCH.try_with(|cell| cell.set(Some(scratch)));
     result
@@ -122,157 +120,7 @@ fn scan_into(
     scratch: &mut Scratch,
     out: &mut Vec<Hit>,
 ) {
-    let d = depth as usize;
-    if scratch.levels.len() <= d {
-        scratch.levels.resize_with(d + 1, Level::default);
-    }
-    let mut level = std::mem::take(&mut scratch.levels[d]);
-    scan_level(text, depth, table, &mut level, scratch, out);
-    scratch.levels[d] = level;
-}
-
-fn push_hits(view: View<'_>, hits: &[ViewHit], out: &mut Vec<Hit>) {
-    for h in hits {
-        let (start, end) = view.span(h.start, h.end);
-        out.push(Hit::new(start, end, &h.rule.info));
-    }
-}
-
-fn scan_level(
-    text: &str,
-    depth: u32,
-    table: &'static Table,
-    level: &mut Level,
-    scratch: &mut Scratch,
-    out: &mut Vec<Hit>,
-) {
-    let ascii = text.is_ascii();
-    let Level {
-        raw,
-        fold,
-        fold_origin,
-        words,
-        squeeze,
-        squeeze_origin,
-        uni,
-        uni_origin,
-        cps,
-        view_hits,
-    } = level;
-    if !ascii && text.chars().any(|c| unicode::maybe_special(c as u32)) {
-        cps.clear();
-        cps.extend(text.chars().map(|c| c as u32));
-        unicode::findings(cps, depth, table, scratch, out);
-    }
-    let engines = &mut scratch.engines;
-    // The raw view is 1:1 with the code points; for ASCII text it is the text itself.
-    let raw: &[u8] = if ascii {
-        text.as_bytes()
-    } else {
-        normalize::raw_into(text, raw);
-        raw
-    };
-    let raw_view = View {
-        text: raw,
-        origin: None,
-    };
-    let dropped = if ascii {
-        normalize::fold_ascii_into(text, fold);
-        false
-    } else {
-        normalize::fold_into(text, table, fold, fold_origin)
-    };
-    let fold_view = View {
-        text: fold,
-        origin: (!ascii).then_some(&fold_origin[..]),
-    };
-
-    // Rules of the raw and fold views. For ASCII text the two views line up position for position,
-    // so one automaton finds the literals of both.
-    view_hits.clear();
-    let hay = |kind: ViewKind| -> &[u8] {
-        match kind {
-            ViewKind::Raw => raw,
-            _ => fold,
-        }
-    };
-    if ascii {
-        matcher::match_views(&table.fused, fold, hay, table, engines, view_hits);
-    } else {
-        let raw_pre = table.prefilter(ViewKind::Raw);
-        matcher::match_views(raw_pre, raw, hay, table, engines, view_hits);
-        let fold_pre = table.prefilter(ViewKind::Fold);
-        matcher::match_views(fold_pre, fold, hay, table, engines, view_hits);
-    }
-    for h in view_hits.iter() {
-        let view = if h.rule.view == ViewKind::Raw {
-            raw_view
-        } else {
-            fold_view
-        };
-        push_hits(view, std::slice::from_ref(h), out);
-    }
-
-    // Rules of the words view and, when words were glued or letter-spaced, the squeeze view. Their
-    // offset maps are built only when one of their rules fired.
-    let joined = normalize::words_into(fold_view, false, words);
-    let with_squeeze = joined || dropped;
-    view_hits.clear();
-    let pre = table.prefilter(ViewKind::Words);
-    matcher::match_views(
-        pre,
-        &words.bytes,
-        |_| &words.bytes,
-        table,
-        engines,
-        view_hits,
-    );
-    let word_hits = view_hits.len();
-    if with_squeeze {
-        let plain = View {
-            text: &words.bytes,
-            origin: None,
-        };
-        normalize::squeeze_into(plain, squeeze, squeeze_origin);
-        let pre = table.prefilter(ViewKind::Squeeze);
-        matcher::match_views(pre, squeeze, |_| squeeze, table, engines, view_hits);
-    }
-    if !view_hits.is_empty() {
-        normalize::words_into(fold_view, true, words);
-        let words_view = View {
-            text: &words.bytes,
-            origin: Some(&words.origin),
-        };
-        push_hits(words_view, &view_hits[..word_hits], out);
-        if with_squeeze {
-            normalize::squeeze_into(words_view, squeeze, squeeze_origin);
-            let squeeze_view = View {
-                text: squeeze,
-                origin: Some(squeeze_origin),
-            };
-            push_hits(squeeze_view, &view_hits[word_hits..], out);
-        }
-    }
-
-    // Rules of the uni view (non-ASCII text only); its offset map only once one fired.
-    if !ascii {
-        view_hits.clear();
-        normalize::uni_into(text, table, uni, None);
-        let pre = table.prefilter(ViewKind::Uni);
-        matcher::match_views(pre, uni, |_| uni, table, engines, view_hits);
-        if !view_hits.is_empty() {
-            normalize::uni_into(text, table, uni, Some(uni_origin));
-            let uni_view = View {
-                text: uni,
-                origin: Some(uni_origin),
-            };
-            push_hits(uni_view, view_hits, out);
-        }
-    }
-
-    if depth < decode::MAX_DEPTH {
-        decode::base64_findings(raw_view, depth, table, scratch, out);
-    }
+    batch::scan(&[text], depth, table, scratch, |_, hits| out.append(hits));
 }
 
 /// Byte offset of every code point of `text`, plus `text.len()` at the end.
@@ -283,11 +131,8 @@ fn char_offsets(text: &str) -> Vec<usize> {
         .collect()
 }
 
-/// Scan one text with `scratch`.
-fn scan_with(text: &str, table: &'static Table, scratch: &mut Scratch) -> ScanResult {
-    let mut hits = std::mem::take(&mut scratch.hits);
-    hits.clear();
-    scan_into(text, 0, table, scratch, &mut hits);
+/// The result of a text from its hits.
+fn result(text: &str, hits: &mut Vec<Hit>) -> ScanResult {
     hits.sort_unstable_by(|a, b| a.key().cmp(&b.key()));
     hits.dedup_by(|a, b| a.key() == b.key());
     let offsets = (!text.is_ascii() && !hits.is_empty()).then(|| char_offsets(text));
@@ -302,32 +147,29 @@ fn scan_with(text: &str, table: &'static Table, scratch: &mut Scratch) -> ScanRe
             excerpt: text[byte(h.start)..byte(h.end)].to_owned(),
         })
         .collect();
-    let verdict = verdict::verdict(&hits);
-    scratch.hits = hits;
-    if text.len() > KEEP_BYTES {
-        *scratch = Scratch {
-            engines: std::mem::take(&mut scratch.engines),
-            ..Scratch::default()
-        };
+    ScanResult {
+        verdict: verdict::verdict(hits),
+        findings,
     }
-    ScanResult { verdict, findings }
 }
 
 /// Scan one text.
 pub fn scan(text: &str) -> Result<ScanResult> {
-    let table = table::table()?;
-    Ok(with_scratch(|scratch| scan_with(text, table, scratch)))
+    scan_batch(&[text]).map(|mut r| r.pop().unwrap_or_else(|| result(text, &mut Vec::new())))
 }
 
 /// Scan many texts, in order, on the calling thread.
 pub fn scan_batch<S: AsRef<str>>(texts: &[S]) -> Result<Vec<ScanResult>> {
     let table = table::table()?;
-    Ok(with_scratch(|scratch| {
-        texts
-            .iter()
-            .map(|t| scan_with(t.as_ref(), table, scratch))
-            .collect()
-    }))
+    let mut results = Vec::with_capacity(texts.len());
+    with_scratch(|scratch| {
+        for chunk in texts.chunks(BATCH_TEXTS) {
+            batch::scan(chunk, 0, table, scratch, |i, hits| {
+                results.push(result(chunk[i].as_ref(), hits));
+            });
+        }
+    });
+    Ok(results)
 }
 
 /// Every rule: regex rules of the table first, then the rules implemented in code.

@@ -2,9 +2,9 @@
 //!
 //! All views but `uni` are pure ASCII (what cannot be folded to ASCII becomes 0x1A), which keeps the
 //! Rust and Python regex engines in exact agreement and makes a view offset a plain index. Views are
-//! written into caller-owned buffers (reused from text to text), and offset maps are only built where
-//! they are needed: ASCII text has identity maps, and the words, squeeze and uni maps are built only
-//! once one of their rules fired.
+//! appended to caller-owned buffers (one per view for a whole batch of texts, reused from batch to
+//! batch), and offset maps are only built where they are needed: ASCII text has identity maps, and the
+//! words, squeeze and uni maps are built only once one of their rules fired.
 
 use super::table::Table;
 
@@ -37,7 +37,6 @@ impl View<'_> {
 /// The raw view of non-ASCII text: non-ASCII code points replaced by [`SUB`], case kept. (The raw
 /// view of ASCII text is the text itself.)
 pub fn raw_into(text: &str, out: &mut Vec<u8>) {
-    out.clear();
     out.extend(
         text.chars()
             .map(|c| if c.is_ascii() { c as u8 } else { SUB }),
@@ -46,15 +45,12 @@ pub fn raw_into(text: &str, out: &mut Vec<u8>) {
 
 /// The fold view of ASCII text: the text lowercased.
 pub fn fold_ascii_into(text: &str, out: &mut Vec<u8>) {
-    out.clear();
     out.extend(text.bytes().map(|b| b.to_ascii_lowercase()));
 }
 
 /// The fold view of non-ASCII text with its offset map, and whether an invisible code point or mark
 /// was dropped next to an ASCII letter or digit (what gluing words together looks like).
 pub fn fold_into(text: &str, table: &Table, bytes: &mut Vec<u8>, origin: &mut Vec<u32>) -> bool {
-    bytes.clear();
-    origin.clear();
     let mut dropped = false;
     let mut prev: Option<char> = None;
     let mut chars = text.chars().peekable();
@@ -106,10 +102,6 @@ fn uni_char(c: char, table: &Table) -> Option<char> {
 /// ASCII views cannot see (CJK, Cyrillic, Hangul); `origin` (when wanted) maps each byte to its code
 /// point.
 pub fn uni_into(text: &str, table: &Table, bytes: &mut Vec<u8>, mut origin: Option<&mut Vec<u32>>) {
-    bytes.clear();
-    if let Some(o) = origin.as_deref_mut() {
-        o.clear();
-    }
     let mut buf = [0u8; 4];
     for (i, c) in text.chars().enumerate() {
         let Some(kept) = uni_char(c, table) else {
@@ -156,28 +148,23 @@ fn leet(b: u8) -> u8 {
     }
 }
 
-/// Buffers the words view is built in.
-#[derive(Debug, Default)]
-pub struct WordsBuf {
-    pub bytes: Vec<u8>,
-    pub origin: Vec<u32>,
-    spans: Vec<(usize, usize)>,
-}
-
-/// The words view into `buf` (with its offset map when `with_origin`), and whether a letter-spaced run
-/// ("i g n o r e") was joined.
+/// The words view, appended to `bytes` (and its offset map to `origin`, when given), and whether a
+/// letter-spaced run ("i g n o r e") was joined. `spans` is scratch space.
 ///
 /// Tokens are joined by single spaces. A run of three or more one-character tokens separated by the same
 /// single non-newline character is joined into one token (two, once such a run was seen). Digits inside
 /// a token that also has letters are read as leetspeak.
-pub fn words_into(fold: View<'_>, with_origin: bool, buf: &mut WordsBuf) -> bool {
+pub fn words_into(
+    fold: View<'_>,
+    bytes: &mut Vec<u8>,
+    origin: Option<&mut Vec<u32>>,
+    spans: &mut Vec<(usize, usize)>,
+) -> bool {
+    let with_origin = origin.is_some();
+    let mut scratch = Vec::new();
+    let origin = origin.unwrap_or(&mut scratch);
     let text = fold.text;
-    token_spans(text, &mut buf.spans);
-    let spans = &buf.spans;
-    let bytes = &mut buf.bytes;
-    let origin = &mut buf.origin;
-    bytes.clear();
-    origin.clear();
+    token_spans(text, spans);
     let mut joined = false;
     // Fold position of the last character of the previous token; the space before the next token
     // stands for the separator right after it.
@@ -239,10 +226,9 @@ pub fn words_into(fold: View<'_>, with_origin: bool, buf: &mut WordsBuf) -> bool
     joined
 }
 
-/// The squeeze view: the words view without its spaces, with an offset map when `words` has one.
+/// The squeeze view (the words view without its spaces) appended to `bytes`, and its offset map to
+/// `origin` when `words` has one.
 pub fn squeeze_into(words: View<'_>, bytes: &mut Vec<u8>, origin: &mut Vec<u32>) {
-    bytes.clear();
-    origin.clear();
     bytes.extend(words.text.iter().copied().filter(|&b| b != b' '));
     if let Some(map) = words.origin {
         origin.extend(
@@ -277,9 +263,10 @@ mod tests {
                 origin: Some(&origin),
             }
         };
-        let mut buf = WordsBuf::default();
-        words_into(fold, true, &mut buf);
-        String::from_utf8(buf.bytes).unwrap()
+        let (mut bytes, mut origin, mut spans) = (Vec::new(), Vec::new(), Vec::new());
+        words_into(fold, &mut bytes, Some(&mut origin), &mut spans);
+        assert_eq!(bytes.len(), origin.len());
+        String::from_utf8(bytes).unwrap()
     }
 
     #[test]

@@ -5,7 +5,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
+use regex_automata::hybrid;
 use regex_automata::meta::{self, Regex};
+use regex_automata::nfa::thompson;
 use regex_automata::util::syntax;
 use regex_automata::MatchKind;
 use serde::Deserialize;
@@ -73,7 +75,11 @@ pub struct RuleInfo {
 pub struct Rule {
     pub info: RuleInfo,
     pub view: ViewKind,
+    /// The rule's regex, for the reported matches and captures.
     pub regex: Regex,
+    /// The same pattern as a plain lazy DFA, for the (much more frequent) "is there a match here"
+    /// checks: no literal prefilter restarts, no backtracking over a large pattern.
+    pub dfa: hybrid::dfa::DFA,
     pub secret_check: bool,
     pub min_distinct: usize,
     /// Literals the pattern cannot match without, and literals every match begins with (see
@@ -211,6 +217,10 @@ fn parse_fold(tsv: &str) -> Result<Vec<(u32, Box<str>)>> {
     Ok(out)
 }
 
+/// Size limits of a rule's compiled automaton and of each thread's lazy DFA cache for it.
+const NFA_LIMIT: usize = 64 << 20;
+const DFA_CACHE: usize = 16 << 20;
+
 fn compile(raw: &RawRule, defs: &BTreeMap<String, String>) -> Result<Rule> {
     let mut pattern = raw.pattern.clone();
     for (name, value) in defs {
@@ -218,15 +228,30 @@ fn compile(raw: &RawRule, defs: &BTreeMap<String, String>) -> Result<Rule> {
     }
     // The configuration `regex::bytes::RegexBuilder` uses with `unicode(false)`, the one the rules
     // are written for (see the header of rules.toml).
+    let syntax = syntax::Config::new().unicode(false).utf8(false);
     let regex = meta::Builder::new()
         .configure(
             meta::Config::new()
                 .match_kind(MatchKind::LeftmostFirst)
                 .utf8_empty(false)
-                .nfa_size_limit(Some(64 << 20))
-                .hybrid_cache_capacity(16 << 20),
+                .nfa_size_limit(Some(NFA_LIMIT))
+                .hybrid_cache_capacity(DFA_CACHE),
         )
-        .syntax(syntax::Config::new().unicode(false).utf8(false))
+        .syntax(syntax)
+        .build(&pattern)
+        .map_err(|e| bad(format!("rule {}: {e}", raw.id)))?;
+    let dfa = hybrid::dfa::DFA::builder()
+        .configure(
+            hybrid::dfa::DFA::config()
+                .match_kind(MatchKind::LeftmostFirst)
+                .cache_capacity(DFA_CACHE),
+        )
+        .syntax(syntax)
+        .thompson(
+            thompson::Config::new()
+                .utf8(false)
+                .nfa_size_limit(Some(NFA_LIMIT)),
+        )
         .build(&pattern)
         .map_err(|e| bad(format!("rule {}: {e}", raw.id)))?;
     let secret_check = match raw.check.as_deref() {
@@ -246,6 +271,7 @@ fn compile(raw: &RawRule, defs: &BTreeMap<String, String>) -> Result<Rule> {
         },
         view,
         regex,
+        dfa,
         secret_check,
         min_distinct: raw.min_distinct.unwrap_or(10),
         literals,
