@@ -122,17 +122,28 @@ pub fn scan<S: AsRef<str>>(
     // Taken out while in use: the decoders scan one level deeper with the same scratch space.
     let mut batch = std::mem::take(&mut scratch.batches[d]);
     batch.clear();
+    let t0 = std::time::Instant::now();
     for text in texts {
         build_views(text.as_ref(), depth, table, &mut batch, scratch);
     }
+    let t1 = std::time::Instant::now();
     plan(texts, table, &mut batch);
+    let t2 = std::time::Instant::now();
     run(texts, table, &mut batch, &mut scratch.engines);
+    let t3 = std::time::Instant::now();
     let mut out = Vec::new();
     for (i, text) in texts.iter().enumerate() {
         out.clear();
         collect(i, text.as_ref(), table, &mut batch, &mut out);
         emit(i, &mut out);
     }
+    let t4 = std::time::Instant::now();
+    use std::sync::atomic::Ordering::Relaxed;
+    super::PROF[0].fetch_add((t1 - t0).as_nanos() as u64, Relaxed);
+    super::PROF[1].fetch_add((t2 - t1).as_nanos() as u64, Relaxed);
+    super::PROF[2].fetch_add((t3 - t2).as_nanos() as u64, Relaxed);
+    super::PROF[3].fetch_add((t4 - t3).as_nanos() as u64, Relaxed);
+    super::PROF[4].fetch_add(batch.plan.tasks.len() as u64, Relaxed);
     scratch.batches[d] = batch;
 }
 
@@ -162,16 +173,18 @@ fn build_views(
         normalize::fold_ascii_into(text, &mut b.fold);
         v.fold = start..b.fold.len();
     } else {
-        let start = b.raw.len();
-        normalize::raw_into(text, &mut b.raw);
-        v.raw = start..b.raw.len();
-        let (start, origin_start) = (b.fold.len(), b.fold_origin.len());
-        dropped = normalize::fold_into(text, table, &mut b.fold, &mut b.fold_origin);
-        v.fold = start..b.fold.len();
-        v.fold_origin = origin_start..b.fold_origin.len();
-        let start = b.uni.len();
-        normalize::uni_into(text, table, &mut b.uni, None);
-        v.uni = Some(start..b.uni.len());
+        let starts = (b.raw.len(), b.fold.len(), b.fold_origin.len(), b.uni.len());
+        let views = normalize::NonAscii {
+            raw: &mut b.raw,
+            fold: &mut b.fold,
+            fold_origin: &mut b.fold_origin,
+            uni: &mut b.uni,
+        };
+        dropped = normalize::non_ascii_into(text, table, views);
+        v.raw = starts.0..b.raw.len();
+        v.fold = starts.1..b.fold.len();
+        v.fold_origin = starts.2..b.fold_origin.len();
+        v.uni = Some(starts.3..b.uni.len());
     }
     let fold = View {
         text: &b.fold[v.fold.clone()],

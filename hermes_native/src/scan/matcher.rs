@@ -110,6 +110,8 @@ pub struct Task {
     pub text: u32,
     windows: Range<usize>,
     starts: Option<Range<usize>>,
+    /// Every match begins at the start of a line.
+    line_start: bool,
 }
 
 /// The regex work of a batch, planned from the prefilter walks.
@@ -183,6 +185,7 @@ impl Plan {
                     rule,
                     text,
                     windows: first..self.windows.len(),
+                    line_start: starts.is_none() && pre.line_start[rule as usize],
                     starts,
                 });
             }
@@ -203,17 +206,39 @@ impl Plan {
         let rule = &table.rules[index];
         let engine = engines.engine(index, rule);
         for &(ws, we) in &self.windows[task.windows.clone()] {
-            let probes = task.starts.as_ref().map(|starts| {
-                // Every match begins at an occurrence of a start literal: probe only those.
+            if task.line_start {
+                // Every match begins at the start of a line: probe those.
+                let mut lines = [0usize; MAX_PROBES + 1];
+                let mut count = 0;
+                let first = (ws == 0 || hay[ws - 1] == b'\n').then_some(ws);
+                let after_newlines = memchr::memchr_iter(b'\n', &hay[ws..we])
+                    .map(|i| ws + i + 1)
+                    .filter(|&p| p < we);
+                for p in first.into_iter().chain(after_newlines).take(MAX_PROBES + 1) {
+                    lines[count] = p;
+                    count += 1;
+                }
+                if count <= MAX_PROBES
+                    && !match_begins_at(rule, hay, we, &lines[..count], &mut engine.dfa)
+                {
+                    continue;
+                }
+            }
+            if let Some(starts) = &task.starts {
+                // Every match begins at an occurrence of a start literal: probe those first.
                 let starts = &self.starts[starts.clone()];
                 let from = starts.partition_point(|&p| p < ws);
                 let to = starts.partition_point(|&p| p < we);
-                &starts[from..to]
-            });
-            let probes = probes.filter(|p| p.len() <= MAX_PROBES);
-            if may_match(rule, hay, (ws, we), probes, &mut engine.dfa) {
-                run_window(rule, hay, (ws, we), engine, out);
+                let probes = &starts[from..to];
+                if probes.len() <= MAX_PROBES
+                    && !match_begins_at(rule, hay, we, probes, &mut engine.dfa)
+                {
+                    continue;
+                }
             }
+            super::PROF[if task.starts.is_some() || task.line_start { 5 } else { 6 }].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if std::env::var_os("SCAN_TRACE").is_some() { eprintln!("RUN {} {}", rule.info.id, task.starts.is_some() || task.line_start); }
+            run_window(rule, hay, (ws, we), engine, out);
         }
     }
 }
@@ -230,30 +255,17 @@ fn dedup(values: &mut [usize]) -> usize {
     kept
 }
 
-/// Whether `rule` may have a match in the window `[ws, we)` of `hay`: a match beginning at one of
-/// `probes` when given (every match begins at one of them), anywhere in the window otherwise. "No" is
-/// exact; "yes" (also when the lazy DFA cannot answer) sends the window to the regex.
-fn may_match(
-    rule: &Rule,
-    hay: &[u8],
-    (ws, we): (usize, usize),
-    probes: Option<&[usize]>,
-    cache: &mut hybrid::dfa::Cache,
-) -> bool {
-    let hay = &hay[..we];
-    let search = |input: Input<'_>, cache: &mut hybrid::dfa::Cache| {
-        !matches!(
-            rule.dfa.try_search_fwd(cache, &input.earliest(true)),
-            Ok(None)
-        )
-    };
-    match probes {
-        Some(starts) => starts.iter().any(|&p| {
-            let input = Input::new(hay).range(p..we).anchored(Anchored::Yes);
-            search(input, cache)
-        }),
-        None => search(Input::new(hay).range(ws..we), cache),
-    }
+/// Whether `rule` has a match in `hay[..we]` that begins at one of `starts`: anchored searches of its
+/// lazy DFA, which usually stop after a few bytes. "No" is exact; "yes" (also when the lazy DFA
+/// cannot answer) sends the window to the regex.
+fn match_begins_at(rule: &Rule, hay: &[u8], we: usize, starts: &[usize], cache: &mut hybrid::dfa::Cache) -> bool {
+    starts.iter().any(|&p| {
+        let input = Input::new(&hay[..we])
+            .range(p..we)
+            .anchored(Anchored::Yes)
+            .earliest(true);
+        !matches!(rule.dfa.try_search_fwd(cache, &input), Ok(None))
+    })
 }
 
 /// Every match of `rule` in the window `[ws, we)` of `hay` (leftmost-first, non-overlapping, empty

@@ -71,6 +71,8 @@ pub struct ScanResult {
     pub findings: Vec<Finding>,
 }
 
+pub static PROF: [std::sync::atomic::AtomicU64; 8] = [const { std::sync::atomic::AtomicU64::new(0) }; 8];
+
 /// One thread's scratch space, reused from text to text so that a scan allocates (nearly) nothing:
 /// the buffers of a batch for each decode depth, and the regex caches.
 #[derive(Default)]

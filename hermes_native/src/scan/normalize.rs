@@ -34,67 +34,90 @@ impl View<'_> {
     }
 }
 
-/// The raw view of non-ASCII text: non-ASCII code points replaced by [`SUB`], case kept. (The raw
-/// view of ASCII text is the text itself.)
-pub fn raw_into(text: &str, out: &mut Vec<u8>) {
-    out.extend(
-        text.chars()
-            .map(|c| if c.is_ascii() { c as u8 } else { SUB }),
-    );
-}
-
-/// The fold view of ASCII text: the text lowercased.
+/// The fold view of ASCII text: the text lowercased. (Its raw view is the text itself, its offset maps
+/// are the identity, and it has no uni view.)
 pub fn fold_ascii_into(text: &str, out: &mut Vec<u8>) {
     out.extend(text.bytes().map(|b| b.to_ascii_lowercase()));
 }
 
-/// The fold view of non-ASCII text with its offset map, and whether an invisible code point or mark
-/// was dropped next to an ASCII letter or digit (what gluing words together looks like).
-pub fn fold_into(text: &str, table: &Table, bytes: &mut Vec<u8>, origin: &mut Vec<u32>) -> bool {
+/// The views of non-ASCII text built in one pass over its code points.
+pub struct NonAscii<'a> {
+    /// The raw view: non-ASCII code points replaced by [`SUB`], case kept.
+    pub raw: &'a mut Vec<u8>,
+    /// The fold view and its offset map.
+    pub fold: &'a mut Vec<u8>,
+    pub fold_origin: &'a mut Vec<u32>,
+    /// The uni view (see [`uni_into`]).
+    pub uni: &'a mut Vec<u8>,
+}
+
+/// Append the raw, fold and uni views of non-ASCII `text` to `views`; whether an invisible code point
+/// or mark was dropped from the fold view next to an ASCII letter or digit (what gluing words
+/// together looks like).
+pub fn non_ascii_into(text: &str, table: &Table, views: NonAscii<'_>) -> bool {
+    let NonAscii {
+        raw,
+        fold,
+        fold_origin,
+        uni,
+    } = views;
+    let glued = |x: Option<char>| x.is_some_and(|x| x.is_ascii_alphanumeric());
     let mut dropped = false;
     let mut prev: Option<char> = None;
     let mut chars = text.chars().peekable();
     let mut at: u32 = 0;
+    let mut buf = [0u8; 4];
     while let Some(c) = chars.next() {
         let before = prev.replace(c);
         let i = at;
         at += 1;
         if c.is_ascii() {
-            bytes.push(c.to_ascii_lowercase() as u8);
-            origin.push(i);
+            let lower = c.to_ascii_lowercase() as u8;
+            raw.push(c as u8);
+            fold.push(lower);
+            fold_origin.push(i);
+            uni.push(lower);
             continue;
         }
+        raw.push(SUB);
         match table.fold(c as u32) {
             Some("") => {
-                let glued = |x: Option<char>| x.is_some_and(|x| x.is_ascii_alphanumeric());
                 dropped = dropped || glued(before) || glued(chars.peek().copied());
+                continue;
             }
             Some(folded) => {
                 for o in folded.chars() {
-                    bytes.push(if o.is_ascii() { o as u8 } else { SUB });
-                    origin.push(i);
+                    fold.push(if o.is_ascii() { o as u8 } else { SUB });
+                    fold_origin.push(i);
                 }
             }
             None => {
-                bytes.push(SUB);
-                origin.push(i);
+                fold.push(SUB);
+                fold_origin.push(i);
             }
         }
+        uni.extend_from_slice(uni_lower(c).encode_utf8(&mut buf).as_bytes());
     }
     dropped
 }
 
-/// The code point the uni view keeps for `c` (`None`: dropped as invisible).
-fn uni_char(c: char, table: &Table) -> Option<char> {
+/// ASCII and Cyrillic capitals lowercased, as the uni view has them.
+fn uni_lower(c: char) -> char {
     let cp = c as u32;
     let lower = match cp {
-        0x41..=0x5A => cp + 0x20,
-        0x410..=0x42F => cp + 0x20,
+        0x41..=0x5A | 0x410..=0x42F => cp + 0x20,
         0x400..=0x40F => cp + 0x50,
-        _ if cp >= 0x80 && table.fold(cp) == Some("") => return None,
-        _ => return Some(c),
+        _ => return c,
     };
-    Some(char::from_u32(lower).unwrap_or(c))
+    char::from_u32(lower).unwrap_or(c)
+}
+
+/// The code point the uni view keeps for `c` (`None`: dropped as invisible).
+fn uni_char(c: char, table: &Table) -> Option<char> {
+    if !c.is_ascii() && table.fold(c as u32) == Some("") {
+        return None;
+    }
+    Some(uni_lower(c))
 }
 
 /// The uni view (non-ASCII text only): the text with invisible code points dropped, ASCII and Cyrillic
@@ -117,6 +140,60 @@ pub fn uni_into(text: &str, table: &Table, bytes: &mut Vec<u8>, mut origin: Opti
 
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_lowercase() || b.is_ascii_digit()
+}
+
+/// `[a-z0-9]`, as a table.
+const WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_lowercase() || (b as u8).is_ascii_digit();
+        b += 1;
+    }
+    t
+};
+
+/// The words view without its offset map, in one pass, for text without two one-character tokens
+/// separated by one byte (where letter spacing could start): returns `false`, having appended nothing,
+/// for other text. Without letter-spaced runs the words view is the tokens joined by single spaces,
+/// leetspeak read in tokens that mix letters and digits.
+fn words_fast(text: &[u8], out: &mut Vec<u8>) -> bool {
+    let first = out.len();
+    let n = text.len();
+    let mut i = 0;
+    while i < n {
+        while i < n && !WORD[text[i] as usize] {
+            i += 1;
+        }
+        if i == n {
+            break;
+        }
+        let start = i;
+        let (mut digits, mut letters) = (false, false);
+        while i < n && WORD[text[i] as usize] {
+            digits |= text[i].is_ascii_digit();
+            letters |= text[i].is_ascii_lowercase();
+            i += 1;
+        }
+        if i - start == 1
+            && i + 1 < n
+            && text[i] != b'\n'
+            && WORD[text[i + 1] as usize]
+            && (i + 2 == n || !WORD[text[i + 2] as usize])
+        {
+            out.truncate(first);
+            return false;
+        }
+        if out.len() > first {
+            out.push(b' ');
+        }
+        if digits && letters {
+            out.extend(text[start..i].iter().map(|&b| leet(b)));
+        } else {
+            out.extend_from_slice(&text[start..i]);
+        }
+    }
+    true
 }
 
 /// Maximal runs of `[a-z0-9]` in the fold view.
@@ -160,6 +237,9 @@ pub fn words_into(
     origin: Option<&mut Vec<u32>>,
     spans: &mut Vec<(usize, usize)>,
 ) -> bool {
+    if origin.is_none() && words_fast(fold.text, bytes) {
+        return false;
+    }
     let with_origin = origin.is_some();
     let mut scratch = Vec::new();
     let origin = origin.unwrap_or(&mut scratch);
@@ -247,38 +327,57 @@ mod tests {
     use super::*;
     use crate::scan::table::table;
 
-    fn words(s: &str) -> String {
-        let t = table().unwrap();
-        let (mut fold, mut origin) = (Vec::new(), Vec::new());
-        let fold = if s.is_ascii() {
-            fold_ascii_into(s, &mut fold);
-            View {
-                text: &fold,
-                origin: None,
-            }
+    #[derive(Default)]
+    struct Views {
+        raw: Vec<u8>,
+        fold: Vec<u8>,
+        fold_origin: Vec<u32>,
+        uni: Vec<u8>,
+        dropped: bool,
+    }
+
+    fn views(s: &str) -> Views {
+        let mut v = Views::default();
+        if s.is_ascii() {
+            fold_ascii_into(s, &mut v.fold);
+            v.fold_origin = (0..s.len() as u32).collect();
         } else {
-            fold_into(s, t, &mut fold, &mut origin);
-            View {
-                text: &fold,
-                origin: Some(&origin),
-            }
+            let views = NonAscii {
+                raw: &mut v.raw,
+                fold: &mut v.fold,
+                fold_origin: &mut v.fold_origin,
+                uni: &mut v.uni,
+            };
+            v.dropped = non_ascii_into(s, table().unwrap(), views);
+        }
+        v
+    }
+
+    /// The words view, checking that the one-pass and the mapped builds agree.
+    fn words(s: &str) -> String {
+        let v = views(s);
+        let fold = View {
+            text: &v.fold,
+            origin: Some(&v.fold_origin),
         };
         let (mut bytes, mut origin, mut spans) = (Vec::new(), Vec::new(), Vec::new());
         words_into(fold, &mut bytes, Some(&mut origin), &mut spans);
         assert_eq!(bytes.len(), origin.len());
+        let mut plain = Vec::new();
+        words_into(fold, &mut plain, None, &mut spans);
+        assert_eq!(plain, bytes);
         String::from_utf8(bytes).unwrap()
     }
 
     #[test]
     fn folds_confusables_fullwidth_and_invisibles() {
-        let t = table().unwrap();
-        let (mut bytes, mut origin) = (Vec::new(), Vec::new());
-        let dropped = fold_into("Ｉgn\u{200b}оre", t, &mut bytes, &mut origin);
-        assert_eq!(bytes, b"ignore");
-        assert!(dropped);
+        let v = views("Ｉgn\u{200b}оre");
+        assert_eq!(v.fold, b"ignore");
+        assert_eq!(v.raw, b"\x1agn\x1a\x1are");
+        assert!(v.dropped);
         let view = View {
-            text: &bytes,
-            origin: Some(&origin),
+            text: &v.fold,
+            origin: Some(&v.fold_origin),
         };
         assert_eq!(view.span(0, 6), (0, 7));
     }
@@ -290,14 +389,17 @@ mod tests {
         assert_eq!(words("1gn0re. All!\nprevious"), "ignore all previous");
         assert_eq!(words("port 5432, v2"), "port 5432 v2");
         assert_eq!(words("Ｉgnore\u{200b} ALL"), "ignore all");
+        assert_eq!(words("I G N O R E x, a b"), "ignorex ab");
+        assert_eq!(words("a, b. c d"), "a b c d");
     }
 
     #[test]
     fn uni_view_drops_invisibles_and_lowercases_cyrillic() {
         let t = table().unwrap();
         let (mut bytes, mut origin) = (Vec::new(), Vec::new());
-        uni_into("ИГН\u{200b}ОР x", t, &mut bytes, Some(&mut origin));
+        uni_into("ИГН\u{200b}ОР X", t, &mut bytes, Some(&mut origin));
         assert_eq!(std::str::from_utf8(&bytes).unwrap(), "игнор x");
         assert_eq!(origin.last(), Some(&7));
+        assert_eq!(views("ИГН\u{200b}ОР X").uni, bytes, "the one-pass build agrees");
     }
 }

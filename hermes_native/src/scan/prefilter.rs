@@ -69,6 +69,7 @@ pub struct RuleLiterals<'a> {
     pub also: Vec<Vec<Vec<u8>>>,
     pub needs: &'a Need,
     pub starts: Option<&'a [Vec<u8>]>,
+    pub line_start: bool,
 }
 
 /// One literal occurrence: literal id and end offset in the view.
@@ -102,8 +103,10 @@ pub struct Prefilter {
     pub any_of: Vec<Box<[u32]>>,
     /// For each literal id, the rules whose matches may begin with it.
     pub start_of: Vec<Box<[u32]>>,
-    /// By rule index: whether every match of the rule begins with one of its start literals.
+    /// By rule index: whether every match of the rule begins with one of its start literals, and
+    /// whether every match begins at the start of a line.
     pub anchored: Vec<bool>,
+    pub line_start: Vec<bool>,
     /// The condition of each rule of this prefilter, by rule index (`None`: another view's rule).
     pub conds: Vec<Option<Cond>>,
     /// Run rules over the whole view instead of windows (the uni view).
@@ -170,6 +173,7 @@ impl Prefilter {
         let mut b = Builder::default();
         let mut conds: Vec<Option<Cond>> = (0..rule_count).map(|_| None).collect();
         let mut anchored = vec![false; rule_count];
+        let mut line_start = vec![false; rule_count];
         for r in rules {
             let rule = r.rule as u32;
             for lit in r.starts.unwrap_or_default() {
@@ -177,6 +181,7 @@ impl Prefilter {
                 b.start_of[id].push(rule);
             }
             anchored[r.rule] = r.starts.is_some();
+            line_start[r.rule] = r.line_start;
             // The `any` group holds whenever the rule is considered (see `matcher`).
             let mut parts = Vec::new();
             for lit in &r.any {
@@ -218,6 +223,7 @@ impl Prefilter {
             any_of: b.any_of.into_iter().map(Vec::into_boxed_slice).collect(),
             start_of: b.start_of.into_iter().map(Vec::into_boxed_slice).collect(),
             anchored,
+            line_start,
             conds,
             whole_view,
         })

@@ -15,7 +15,7 @@
 //! keeps findings identical to running every regex everywhere.
 
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
-use regex_syntax::hir::{Capture, Class, ClassBytes, ClassBytesRange, Hir, HirKind, Repetition};
+use regex_syntax::hir::{Capture, Class, ClassBytes, ClassBytesRange, Hir, HirKind, Look, Repetition};
 
 /// Whether a literal is rare enough to be worth looking for: four letters or digits (shorter words,
 /// "the " or " in ", occur in nearly every text and would only slow the literal scan), or three bytes
@@ -32,6 +32,8 @@ fn rare(lit: &[u8]) -> bool {
 pub const MAX_SET: usize = 64;
 /// Short alternatives are joined with their neighbours into literals of at least this many bytes.
 const JOIN_LEN: usize = 5;
+/// At most this many start literals.
+const MAX_STARTS: usize = 128;
 /// Literals are cut to this many bytes (a piece of a needed literal is needed too): longer ones
 /// rarely exclude more and make the automaton bigger.
 const MAX_LEN: usize = 8;
@@ -56,13 +58,36 @@ pub struct Literals {
     pub needs: Need,
     /// Literals every match begins with, when there are few enough and none is short.
     pub starts: Option<Vec<Vec<u8>>>,
+    /// Every match begins at the start of a line (the pattern begins with `(?m)^` or `^`).
+    pub line_start: bool,
 }
 
 /// Nothing known: what a pattern that cannot be analysed gets.
 const UNKNOWN: Literals = Literals {
     needs: Need::True,
     starts: None,
+    line_start: false,
 };
+
+/// Start literals may be more common than needed literals: an occurrence costs one short anchored
+/// search, not a search of the whole window. Three bytes besides spaces, or punctuation that is rare
+/// in prose.
+fn usable_start(lit: &[u8]) -> bool {
+    rare(lit)
+        || lit.iter().filter(|&&b| b != b' ').count() >= 3
+        || lit.iter().all(|b| b"<>[]{}|$`~^\\@#%&*=+_".contains(b))
+}
+
+/// Whether every match of `hir` begins at the start of a line.
+fn begins_at_line_start(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Look(look) => matches!(look, Look::Start | Look::StartLF),
+        HirKind::Concat(parts) => parts.first().is_some_and(begins_at_line_start),
+        HirKind::Alternation(branches) => branches.iter().all(begins_at_line_start),
+        HirKind::Capture(cap) => begins_at_line_start(&cap.sub),
+        _ => false,
+    }
+}
 
 /// Analyse `pattern` (syntax as the rules are compiled: bytes, Unicode off). `fold_case`: lowercase it
 /// first (for views that are lowercase or searched case-insensitively).
@@ -86,6 +111,7 @@ pub fn analyze(pattern: &str, fold_case: bool) -> Literals {
     Literals {
         needs: need(&hir),
         starts: starts(&hir),
+        line_start: begins_at_line_start(&hir),
     }
 }
 
@@ -132,7 +158,7 @@ fn starts(hir: &Hir) -> Option<Vec<Vec<u8>>> {
         .iter()
         .map(|l| l.as_bytes()[..l.as_bytes().len().min(MAX_LEN)].to_vec())
         .collect();
-    if lits.is_empty() || !lits.iter().all(|l| rare(l)) {
+    if lits.is_empty() || !lits.iter().all(|l| usable_start(l)) {
         return None;
     }
     lits.sort_unstable();
@@ -144,7 +170,7 @@ fn starts(hir: &Hir) -> Option<Vec<Vec<u8>>> {
             kept.push(lit);
         }
     }
-    (kept.len() <= MAX_SET).then_some(kept)
+    (kept.len() <= MAX_STARTS).then_some(kept)
 }
 
 /// Every string `hir` matches, when that is a set of at most [`MAX_SET`] strings.

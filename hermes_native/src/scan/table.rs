@@ -3,6 +3,8 @@
 //! reads the same files. Loaded once, on first use.
 
 use std::collections::{BTreeMap, HashMap};
+
+use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
 use regex_automata::hybrid;
@@ -119,8 +121,8 @@ pub struct Table {
     /// is the lowercased raw view, position for position).
     pub fused: Prefilter,
     pub ranges: UnicodeRanges,
-    /// Sorted (code point, folded text) pairs for non-ASCII code points that do not fold to themselves.
-    fold: Vec<(u32, Box<str>)>,
+    /// The folded text of each non-ASCII code point that does not fold to itself.
+    fold: FxHashMap<u32, Box<str>>,
     builtin_index: HashMap<String, usize>,
 }
 
@@ -327,6 +329,7 @@ fn prefilter(
                 &Need::True
             },
             starts: rule.literals.starts.as_deref().filter(|_| derived),
+            line_start: rule.literals.line_start,
         });
     }
     Prefilter::build(
@@ -402,7 +405,7 @@ impl Table {
             prefilters,
             fused,
             ranges,
-            fold,
+            fold: fold.into_iter().collect(),
             builtin_index,
         })
     }
@@ -414,10 +417,7 @@ impl Table {
 
     /// The folded form of a non-ASCII code point, or `None` when it folds to itself.
     pub fn fold(&self, cp: u32) -> Option<&str> {
-        self.fold
-            .binary_search_by_key(&cp, |&(c, _)| c)
-            .ok()
-            .map(|i| &*self.fold[i].1)
+        self.fold.get(&cp).map(|s| &**s)
     }
 
     /// Every rule, regex rules first, as `scan_rules()` lists them.
@@ -437,4 +437,17 @@ pub fn table() -> Result<&'static Table> {
         .get_or_init(Table::load)
         .as_ref()
         .map_err(Clone::clone)
+}
+#[cfg(test)]
+mod dbg {
+    #[test]
+    #[ignore]
+    fn dbg_rules() {
+        let t = super::table().unwrap();
+        for r in &t.rules {
+            if ["injection.fake_system_header", "injection.fake_system_tag", "exfiltration.transfer_to_public_ip", "injection.addressed_to_ai", "exfiltration.send_secrets", "secrets.generic_assignment"].contains(&r.info.id.as_str()) {
+                eprintln!("{} starts={:?} line={}", r.info.id, r.literals.starts.as_ref().map(|s| s.iter().map(|x| String::from_utf8_lossy(x).to_string()).collect::<Vec<_>>()), r.literals.line_start);
+            }
+        }
+    }
 }
