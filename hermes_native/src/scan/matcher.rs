@@ -118,6 +118,7 @@ pub struct Task {
 #[derive(Debug, Default)]
 pub struct Plan {
     wins: Vec<(u32, u32, u32)>,
+    rule_starts: Vec<(u32, u32)>,
     pub tasks: Vec<Task>,
     windows: Vec<(usize, usize)>,
     starts: Vec<usize>,
@@ -151,6 +152,8 @@ impl Plan {
             }
         }
         self.wins.sort_unstable();
+        // The possible match starts of every anchored rule, sorted by rule, built once one is needed.
+        let mut starts_sorted = false;
         let mut i = 0;
         while i < self.wins.len() {
             let rule = self.wins[i].0;
@@ -169,18 +172,20 @@ impl Plan {
                         .map(|&(_, s, e)| (s as usize, e as usize)),
                 );
                 merge(&mut self.windows, first);
-                let starts = pre.anchored[rule as usize].then(|| {
-                    let first = self.starts.len();
-                    for occ in &found.occurrences {
-                        if pre.start_of[occ.lit as usize].contains(&rule) {
-                            self.starts.push(occ.end as usize - pre.len_of(occ.lit));
-                        }
+                let starts = if pre.anchored[rule as usize] {
+                    if !starts_sorted {
+                        self.rule_starts(pre, found);
+                        starts_sorted = true;
                     }
-                    self.starts[first..].sort_unstable();
-                    let kept = dedup(&mut self.starts[first..]);
-                    self.starts.truncate(first + kept);
-                    first..self.starts.len()
-                });
+                    let from = self.rule_starts.partition_point(|&(r, _)| r < rule);
+                    let to = self.rule_starts.partition_point(|&(r, _)| r <= rule);
+                    let first = self.starts.len();
+                    let positions = self.rule_starts[from..to].iter();
+                    self.starts.extend(positions.map(|&(_, p)| p as usize));
+                    Some(first..self.starts.len())
+                } else {
+                    None
+                };
                 self.tasks.push(Task {
                     rule,
                     text,
@@ -191,6 +196,18 @@ impl Plan {
             }
             i = j;
         }
+    }
+
+    /// Every (rule, position) where a start literal of the rule occurs in `found`, sorted, no repeats.
+    fn rule_starts(&mut self, pre: &Prefilter, found: &Found) {
+        self.rule_starts.clear();
+        for occ in &found.occurrences {
+            let start = occ.end - pre.len_of(occ.lit) as u32;
+            let rules = pre.start_of[occ.lit as usize].iter();
+            self.rule_starts.extend(rules.map(|&rule| (rule, start)));
+        }
+        self.rule_starts.sort_unstable();
+        self.rule_starts.dedup();
     }
 
     /// Run `task` on `hay` (the view of its rule in its text), appending its matches to `out`.
@@ -239,18 +256,6 @@ impl Plan {
             run_window(rule, hay, (ws, we), engine, out);
         }
     }
-}
-
-/// Dedup a sorted slice in place; the number of distinct values (moved to the front).
-fn dedup(values: &mut [usize]) -> usize {
-    let mut kept = 0;
-    for i in 0..values.len() {
-        if kept == 0 || values[i] != values[kept - 1] {
-            values[kept] = values[i];
-            kept += 1;
-        }
-    }
-    kept
 }
 
 /// Whether `rule` has a match in `hay[..we]` that begins at one of `starts`: anchored searches of its
