@@ -2,15 +2,19 @@
 //!
 //! Pipeline (the Python reference in `hermes/reference/scan.py` implements the same, finding for
 //! finding):
-//! 1. [`unicode`]: invisible, bidi, tag and variation-selector code points, with benign contexts exempt.
-//! 2. [`normalize`]: ASCII views of the text (raw, fold, words, squeeze), each mapped back to code-point
-//!    offsets of the original text.
-//! 3. [`matcher`]: the regex rules of `rules.toml`, each on its view, behind a literal prefilter and only
-//!    in windows around literal occurrences.
+//! 1. [`unicode`]: invisible, bidi, tag and variation-selector code points, with benign contexts
+//!    exempt, and words that mix Latin letters with look-alikes of other scripts.
+//! 2. [`normalize`] (raw, fold, uni) and [`words`] (words, squeeze): the views of the text, each mapped
+//!    back to code-point offsets of the original text.
+//! 3. [`matcher`]: the regex rules of `rules.toml`, each on its view, behind a literal prefilter
+//!    ([`prefilter`], with the literals [`require`] derives from the patterns) and only in windows
+//!    around literal occurrences.
 //! 4. [`decode`]: base64 runs, tag characters and right-to-left-overridden text are decoded and scanned
 //!    again; findings land on the encoded span.
 //! 5. [`quoted`]: findings inside quoted examples of attacks ("phrases like '...'") are dropped.
 //! 6. [`verdict`]: worst severity, with corroborating weak signals escalated.
+//!
+//! [`batch`] runs stages 1 to 4 over a batch of texts, each stage over every text of the batch.
 //!
 //! Offsets are code points into the scanned text, `excerpt == text[start..end]` (in code points).
 
