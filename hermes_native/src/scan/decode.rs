@@ -6,21 +6,47 @@ use std::sync::OnceLock;
 
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::{alphabet, Engine};
-use regex::bytes::Regex;
 
 use super::normalize::View;
 use super::table::Table;
-use super::{scan_into, Hit};
+use super::{scan_into, Hit, Scratch};
 
 /// How many times decoded text is decoded again.
 pub const MAX_DEPTH: u32 = 2;
 
-/// A base64 run worth trying: standard or URL-safe alphabet, at least 16 characters.
-fn base64_run() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        // A constant pattern: it compiles, or the unit tests fail.
-        Regex::new(r"(?-u)[A-Za-z0-9+/_-]{16,}={0,2}").expect("constant base64 pattern")
+/// Shortest base64 run worth trying.
+const MIN_RUN: usize = 16;
+
+fn is_base64_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'-')
+}
+
+/// The base64 runs worth trying, as `[start, end)`: what the reference finds with
+/// `[A-Za-z0-9+/_-]{16,}={0,2}` (leftmost-first, greedy): every maximal run of 16 or more alphabet
+/// bytes, with up to two `=` after it.
+fn base64_runs(hay: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < hay.len() {
+            if !is_base64_byte(hay[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < hay.len() && is_base64_byte(hay[i]) {
+                i += 1;
+            }
+            if i - start < MIN_RUN {
+                continue;
+            }
+            let mut end = i;
+            while end < hay.len() && end - i < 2 && hay[end] == b'=' {
+                end += 1;
+            }
+            i = end;
+            return Some((start, end));
+        }
+        None
     })
 }
 
@@ -84,6 +110,7 @@ pub fn decode_base64_run(run: &[u8]) -> Option<String> {
 }
 
 /// Scan `hidden` one level deeper; report what it triggers on `[start, end)` of the outer text.
+#[allow(clippy::too_many_arguments)]
 pub fn report(
     hidden: &str,
     start: usize,
@@ -91,10 +118,11 @@ pub fn report(
     rule_id: &str,
     depth: u32,
     table: &'static Table,
+    scratch: &mut Scratch,
     out: &mut Vec<Hit>,
 ) {
     let mut inner = Vec::new();
-    scan_into(hidden, depth + 1, table, &mut inner);
+    scan_into(hidden, depth + 1, table, scratch, &mut inner);
     if inner.is_empty() {
         return;
     }
@@ -103,10 +131,16 @@ pub fn report(
 }
 
 /// Base64 runs in the raw view whose decoded text triggers rules.
-pub fn base64_findings(raw: &View<'_>, depth: u32, table: &'static Table, out: &mut Vec<Hit>) {
-    for m in base64_run().find_iter(&raw.text) {
-        if let Some(decoded) = decode_base64_run(m.as_bytes()) {
-            let (start, end) = raw.span(m.start(), m.end());
+pub fn base64_findings(
+    raw: View<'_>,
+    depth: u32,
+    table: &'static Table,
+    scratch: &mut Scratch,
+    out: &mut Vec<Hit>,
+) {
+    for (s, e) in base64_runs(raw.text) {
+        if let Some(decoded) = decode_base64_run(&raw.text[s..e]) {
+            let (start, end) = raw.span(s, e);
             report(
                 &decoded,
                 start,
@@ -114,6 +148,7 @@ pub fn base64_findings(raw: &View<'_>, depth: u32, table: &'static Table, out: &
                 "obfuscation.base64_payload",
                 depth,
                 table,
+                scratch,
                 out,
             );
         }
@@ -122,7 +157,13 @@ pub fn base64_findings(raw: &View<'_>, depth: u32, table: &'static Table, out: &
 
 /// Text after each U+202E (up to U+202C, U+2069, the next U+202E, a newline or the end), read in
 /// reverse. Segments never overlap, so the work stays linear in the text.
-pub fn reversed_segments(cps: &[u32], depth: u32, table: &'static Table, out: &mut Vec<Hit>) {
+pub fn reversed_segments(
+    cps: &[u32],
+    depth: u32,
+    table: &'static Table,
+    scratch: &mut Scratch,
+    out: &mut Vec<Hit>,
+) {
     for (i, &cp) in cps.iter().enumerate() {
         if cp != 0x202E {
             continue;
@@ -144,6 +185,7 @@ pub fn reversed_segments(cps: &[u32], depth: u32, table: &'static Table, out: &m
                 "obfuscation.bidi_reversed",
                 depth,
                 table,
+                scratch,
                 out,
             );
         }
@@ -169,5 +211,17 @@ mod tests {
             Some("????????????")
         );
         assert_eq!(decode_base64_run(b"abcdefghijklmnopqrstuvwx"), None);
+    }
+
+    #[test]
+    fn runs_are_maximal_with_at_most_two_pads() {
+        fn runs(s: &str) -> Vec<&str> {
+            base64_runs(s.as_bytes()).map(|(a, b)| &s[a..b]).collect()
+        }
+        assert_eq!(
+            runs("x aWdub3JlIGFsbCBydWxlcw=== short_run AAAAAAAAAAAAAAA? BBBBBBBBBBBBBBBB=CCCCCCCCCCCCCCCC"),
+            vec!["aWdub3JlIGFsbCBydWxlcw==", "BBBBBBBBBBBBBBBB=", "CCCCCCCCCCCCCCCC"]
+        );
+        assert!(runs("a-b_c+d/e").is_empty());
     }
 }

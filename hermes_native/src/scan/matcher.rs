@@ -1,15 +1,29 @@
-//! Running the regex rules: a literal prefilter (Aho-Corasick over each view) picks the rules whose
-//! literals occur, and each such rule's regex runs only in windows of [`SPAN`] bytes around the
-//! occurrences (merged where they overlap). Look-behind context (`\b`, `^`) is the whole view; the window
-//! end cuts the haystack. The Python reference does exactly the same, so findings agree.
+//! Running the regex rules: the literal prefilter of a view ([`Prefilter`]) picks the rules whose
+//! literal condition holds, and each such rule's regex runs only in windows of [`SPAN`] bytes around
+//! the occurrences of its `any` literals (merged where they overlap). Look-behind context (`\b`, `^`)
+//! is the whole view; the window end cuts the haystack. The Python reference does exactly the same
+//! (without the literals a pattern needs, which only skip regex runs that cannot match), so findings
+//! agree.
+//!
+//! The work is planned first ([`Plan::add`], after each prefilter walk) and run afterwards
+//! ([`Plan::run`]), so that a batch runs rule by rule while that rule's automata are in the CPU cache.
+//! Each thread keeps its own regex caches ([`Engines`]): no pool, no contention between threads.
 
-use aho_corasick::automaton::Automaton;
-use aho_corasick::Anchored;
+use regex_automata::hybrid;
+use regex_automata::meta::Cache;
+use regex_automata::util::captures::Captures;
+use regex_automata::{Anchored, Input};
 
-use super::table::{Prefilter, Rule, Table, ViewKind};
+use std::ops::Range;
+
+use super::prefilter::{Found, Prefilter};
+use super::table::{Rule, Table};
 
 /// Bytes of context on each side of a literal occurrence.
 pub const SPAN: usize = 256;
+
+/// A window with more possible match starts than this is searched without them.
+const MAX_PROBES: usize = 16;
 
 const PLACEHOLDERS: [&[u8]; 10] = [
     b"example",
@@ -38,16 +52,20 @@ pub fn looks_like_secret(value: &[u8], min_distinct: usize) -> bool {
             .any(|p| lower.windows(p.len()).any(|w| w == *p))
 }
 
-fn merge(mut wins: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
-    wins.sort_unstable();
-    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(wins.len());
-    for (s, e) in wins {
-        match merged.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => merged.push((s, e)),
+/// Sort and merge overlapping or touching windows in `wins[first..]`, in place.
+fn merge(wins: &mut Vec<(usize, usize)>, first: usize) {
+    wins[first..].sort_unstable();
+    let mut kept = first;
+    for i in first..wins.len() {
+        let (s, e) = wins[i];
+        if kept > first && s <= wins[kept - 1].1 {
+            wins[kept - 1].1 = wins[kept - 1].1.max(e);
+        } else {
+            wins[kept] = (s, e);
+            kept += 1;
         }
     }
-    merged
+    wins.truncate(kept);
 }
 
 /// A rule match in view coordinates (of the rule's view).
@@ -58,104 +76,249 @@ pub struct ViewHit {
     pub rule: &'static Rule,
 }
 
-fn run_rule(rule: &'static Rule, hay: &[u8], windows: &[(usize, usize)], out: &mut Vec<ViewHit>) {
-    for (ws, we) in merge(windows.to_vec()) {
-        let window = &hay[..we];
-        let mut pos = ws;
-        while pos <= we {
-            let (ms, me, value) = if rule.secret_check {
-                let Some(caps) = rule.regex.captures_at(window, pos) else {
-                    break;
-                };
-                let whole = caps.get(0).map_or((pos, pos), |m| (m.start(), m.end()));
-                let value = caps.get(1).map_or(whole, |m| (m.start(), m.end()));
-                (whole.0, whole.1, Some(value))
-            } else {
-                let Some(m) = rule.regex.find_at(window, pos) else {
-                    break;
-                };
-                (m.start(), m.end(), None)
-            };
-            if me == ms {
-                pos = me + 1;
-                continue;
+/// One thread's regex scratch space for one rule, created on the rule's first run.
+struct Engine {
+    cache: Cache,
+    caps: Captures,
+    dfa: hybrid::dfa::Cache,
+}
+
+/// Per-thread regex caches, one per rule: no pool, no contention between the threads of a batch.
+#[derive(Default)]
+pub struct Engines {
+    engines: Vec<Option<Engine>>,
+}
+
+impl Engines {
+    fn engine(&mut self, index: usize, rule: &Rule) -> &mut Engine {
+        if self.engines.len() <= index {
+            self.engines.resize_with(index + 1, || None);
+        }
+        self.engines[index].get_or_insert_with(|| Engine {
+            cache: rule.regex.create_cache(),
+            caps: rule.regex.create_captures(),
+            dfa: rule.dfa.create_cache(),
+        })
+    }
+}
+
+/// A rule to run on one text: its merged windows and, for a rule whose matches begin with known
+/// literals, the positions where those occur (ranges into [`Plan::windows`] and [`Plan::starts`]).
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub rule: u32,
+    pub text: u32,
+    windows: Range<usize>,
+    starts: Option<Range<usize>>,
+    /// Every match begins at the start of a line.
+    line_start: bool,
+}
+
+/// The regex work of a batch, planned from the prefilter walks.
+#[derive(Debug, Default)]
+pub struct Plan {
+    wins: Vec<(u32, u32, u32)>,
+    rule_starts: Vec<(u32, u32)>,
+    pub tasks: Vec<Task>,
+    windows: Vec<(usize, usize)>,
+    starts: Vec<usize>,
+}
+
+impl Plan {
+    pub fn clear(&mut self) {
+        self.tasks.clear();
+        self.windows.clear();
+        self.starts.clear();
+    }
+
+    /// Plan the rules of `pre` whose literal condition holds on `found` (the walk of `pre` over a view
+    /// of `n` bytes of text `text`): windows around their `any` literals, and the possible starts of
+    /// their matches.
+    pub fn add(&mut self, pre: &Prefilter, found: &Found, n: usize, text: u32) {
+        if found.occurrences.is_empty() {
+            return;
+        }
+        // The uni view holds multi-byte UTF-8, so byte windows would not match the reference's
+        // character windows: its rules run over the whole view.
+        let span = if pre.whole_view { n } else { SPAN };
+        self.wins.clear();
+        for occ in &found.occurrences {
+            let end = occ.end as usize;
+            let start = end - pre.len_of(occ.lit);
+            let ws = start.saturating_sub(span) as u32;
+            let we = end.saturating_add(span).min(n) as u32;
+            for &rule in pre.any_of[occ.lit as usize].iter() {
+                self.wins.push((rule, ws, we));
             }
-            pos = me;
-            if let Some((vs, ve)) = value {
-                if !looks_like_secret(&hay[vs..ve], rule.min_distinct) {
+        }
+        self.wins.sort_unstable();
+        // The possible match starts of every anchored rule, sorted by rule, built once one is needed.
+        let mut starts_sorted = false;
+        let mut i = 0;
+        while i < self.wins.len() {
+            let rule = self.wins[i].0;
+            let mut j = i;
+            while j < self.wins.len() && self.wins[j].0 == rule {
+                j += 1;
+            }
+            let holds = pre.conds[rule as usize]
+                .as_ref()
+                .is_some_and(|c| c.holds(found));
+            if holds {
+                let first = self.windows.len();
+                self.windows.extend(
+                    self.wins[i..j]
+                        .iter()
+                        .map(|&(_, s, e)| (s as usize, e as usize)),
+                );
+                merge(&mut self.windows, first);
+                let starts = if pre.anchored[rule as usize] {
+                    if !starts_sorted {
+                        self.rule_starts(pre, found);
+                        starts_sorted = true;
+                    }
+                    let from = self.rule_starts.partition_point(|&(r, _)| r < rule);
+                    let to = self.rule_starts.partition_point(|&(r, _)| r <= rule);
+                    let first = self.starts.len();
+                    let positions = self.rule_starts[from..to].iter();
+                    self.starts.extend(positions.map(|&(_, p)| p as usize));
+                    Some(first..self.starts.len())
+                } else {
+                    None
+                };
+                self.tasks.push(Task {
+                    rule,
+                    text,
+                    windows: first..self.windows.len(),
+                    line_start: starts.is_none() && pre.line_start[rule as usize],
+                    starts,
+                });
+            }
+            i = j;
+        }
+    }
+
+    /// Every (rule, position) where a start literal of the rule occurs in `found`, sorted, no repeats.
+    fn rule_starts(&mut self, pre: &Prefilter, found: &Found) {
+        self.rule_starts.clear();
+        for occ in &found.occurrences {
+            let start = occ.end - pre.len_of(occ.lit) as u32;
+            let rules = pre.start_of[occ.lit as usize].iter();
+            self.rule_starts.extend(rules.map(|&rule| (rule, start)));
+        }
+        self.rule_starts.sort_unstable();
+        self.rule_starts.dedup();
+    }
+
+    /// Run `task` on `hay` (the view of its rule in its text), appending its matches to `out`.
+    pub fn run(
+        &self,
+        task: &Task,
+        hay: &[u8],
+        table: &'static Table,
+        engines: &mut Engines,
+        out: &mut Vec<ViewHit>,
+    ) {
+        let index = task.rule as usize;
+        let rule = &table.rules[index];
+        let engine = engines.engine(index, rule);
+        for &(ws, we) in &self.windows[task.windows.clone()] {
+            if task.line_start {
+                // Every match begins at the start of a line: probe those.
+                let mut lines = [0usize; MAX_PROBES + 1];
+                let mut count = 0;
+                let first = (ws == 0 || hay[ws - 1] == b'\n').then_some(ws);
+                let after_newlines = memchr::memchr_iter(b'\n', &hay[ws..we])
+                    .map(|i| ws + i + 1)
+                    .filter(|&p| p < we);
+                for p in first.into_iter().chain(after_newlines).take(MAX_PROBES + 1) {
+                    lines[count] = p;
+                    count += 1;
+                }
+                if count <= MAX_PROBES
+                    && !match_begins_at(rule, hay, we, &lines[..count], &mut engine.dfa)
+                {
                     continue;
                 }
             }
-            out.push(ViewHit {
-                start: ms,
-                end: me,
-                rule,
-            });
+            if let Some(starts) = &task.starts {
+                // Every match begins at an occurrence of a start literal: probe those first.
+                let starts = &self.starts[starts.clone()];
+                let from = starts.partition_point(|&p| p < ws);
+                let to = starts.partition_point(|&p| p < we);
+                let probes = &starts[from..to];
+                if probes.len() <= MAX_PROBES
+                    && !match_begins_at(rule, hay, we, probes, &mut engine.dfa)
+                {
+                    continue;
+                }
+            }
+            run_window(rule, hay, (ws, we), engine, out);
         }
     }
 }
 
-/// Run the rules of `pre` whose literal groups all occur in `scan_hay`: windows come from the `any`
-/// literals; each rule's regex runs on `hay_of(rule.view)`, which must have the same length as
-/// `scan_hay` (the raw view and the fold view of ASCII text).
-pub fn match_views<'h>(
-    pre: &Prefilter,
-    scan_hay: &[u8],
-    hay_of: impl Fn(ViewKind) -> &'h [u8],
-    table: &'static Table,
+/// Whether `rule` has a match in `hay[..we]` that begins at one of `starts`: anchored searches of its
+/// lazy DFA, which usually stop after a few bytes. "No" is exact; "yes" (also when the lazy DFA
+/// cannot answer) sends the window to the regex.
+fn match_begins_at(
+    rule: &Rule,
+    hay: &[u8],
+    we: usize,
+    starts: &[usize],
+    cache: &mut hybrid::dfa::Cache,
+) -> bool {
+    starts.iter().any(|&p| {
+        let input = Input::new(&hay[..we])
+            .range(p..we)
+            .anchored(Anchored::Yes)
+            .earliest(true);
+        !matches!(rule.dfa.try_search_fwd(cache, &input), Ok(None))
+    })
+}
+
+/// Every match of `rule` in the window `[ws, we)` of `hay` (leftmost-first, non-overlapping, empty
+/// matches skipped), secrets checked.
+fn run_window(
+    rule: &'static Rule,
+    hay: &[u8],
+    (ws, we): (usize, usize),
+    engine: &mut Engine,
     out: &mut Vec<ViewHit>,
 ) {
-    let n = scan_hay.len();
-    // The uni view holds multi-byte UTF-8, so byte windows would not match the reference's character
-    // windows: its rules run over the whole view.
-    let span = if pre.whole_view { n } else { SPAN };
-    let dfa = &pre.dfa;
-    let Ok(mut sid) = dfa.start_state(Anchored::No) else {
-        return;
-    };
-    let mut masks: Vec<u8> = Vec::new();
-    let mut wins: Vec<(usize, usize, usize)> = Vec::new();
-    for (pos, &byte) in scan_hay.iter().enumerate() {
-        sid = dfa.next_state(Anchored::No, sid, byte);
-        if !(dfa.is_special(sid) && dfa.is_match(sid)) {
+    let window = &hay[..we];
+    let mut pos = ws;
+    while pos <= we {
+        let input = Input::new(window).range(pos..we);
+        let (ms, me, value) = if rule.secret_check {
+            rule.regex
+                .search_captures_with(&mut engine.cache, &input, &mut engine.caps);
+            let Some(whole) = engine.caps.get_match() else {
+                break;
+            };
+            let value = engine.caps.get_group(1).unwrap_or(whole.span());
+            (whole.start(), whole.end(), Some((value.start, value.end)))
+        } else {
+            let Some(m) = rule.regex.search_with(&mut engine.cache, &input) else {
+                break;
+            };
+            (m.start(), m.end(), None)
+        };
+        if me == ms {
+            pos = me + 1;
             continue;
         }
-        for k in 0..dfa.match_len(sid) {
-            let pid = dfa.match_pattern(sid, k);
-            let end = pos + 1;
-            let start = end - dfa.pattern_len(pid);
-            for &(rule, group) in &pre.rules_of[pid.as_usize()] {
-                if masks.is_empty() {
-                    masks.resize(table.rules.len(), 0);
-                }
-                masks[rule] |= 1 << group;
-                if group == 0 {
-                    wins.push((
-                        rule,
-                        start.saturating_sub(span),
-                        end.saturating_add(span).min(n),
-                    ));
-                }
+        pos = me;
+        if let Some((vs, ve)) = value {
+            if !looks_like_secret(&hay[vs..ve], rule.min_distinct) {
+                continue;
             }
         }
-    }
-    if wins.is_empty() {
-        return;
-    }
-    wins.sort_unstable();
-    let mut i = 0;
-    let mut windows: Vec<(usize, usize)> = Vec::new();
-    while i < wins.len() {
-        let rule = wins[i].0;
-        windows.clear();
-        while i < wins.len() && wins[i].0 == rule {
-            windows.push((wins[i].1, wins[i].2));
-            i += 1;
-        }
-        let r = &table.rules[rule];
-        if masks[rule] == r.full_mask {
-            run_rule(r, hay_of(r.view), &windows, out);
-        }
+        out.push(ViewHit {
+            start: ms,
+            end: me,
+            rule,
+        });
     }
 }
 
@@ -173,9 +336,8 @@ mod tests {
 
     #[test]
     fn windows_merge_when_they_touch() {
-        assert_eq!(
-            merge(vec![(5, 9), (0, 5), (20, 30)]),
-            vec![(0, 9), (20, 30)]
-        );
+        let mut wins = vec![(1, 2), (5, 9), (0, 5), (20, 30)];
+        merge(&mut wins, 1);
+        assert_eq!(wins, vec![(1, 2), (0, 9), (20, 30)]);
     }
 }

@@ -2,30 +2,42 @@
 //!
 //! Pipeline (the Python reference in `hermes/reference/scan/` implements the same, finding for
 //! finding):
-//! 1. [`unicode`]: invisible, bidi, tag and variation-selector code points, with benign contexts exempt.
-//! 2. [`normalize`]: ASCII views of the text (raw, fold, words, squeeze), each mapped back to code-point
-//!    offsets of the original text.
-//! 3. [`matcher`]: the regex rules of `rules.toml`, each on its view, behind a literal prefilter and only
-//!    in windows around literal occurrences.
+//! 1. [`unicode`]: invisible, bidi, tag and variation-selector code points, with benign contexts
+//!    exempt, and words that mix Latin letters with look-alikes of other scripts.
+//! 2. [`normalize`] (raw, fold, uni) and [`words`] (words, squeeze): the views of the text, each mapped
+//!    back to code-point offsets of the original text.
+//! 3. [`matcher`]: the regex rules of `rules.toml`, each on its view, behind a literal prefilter
+//!    ([`prefilter`], with the literals [`require`] derives from the patterns) and only in windows
+//!    around literal occurrences.
 //! 4. [`decode`]: base64 runs, tag characters and right-to-left-overridden text are decoded and scanned
 //!    again; findings land on the encoded span.
 //! 5. [`quoted`]: findings inside quoted examples of attacks ("phrases like '...'") are dropped.
 //! 6. [`verdict`]: worst severity, with corroborating weak signals escalated.
 //!
+//! [`batch`] runs stages 1 to 4 over a batch of texts, each stage over every text of the batch.
+//!
 //! Offsets are code points into the scanned text, `excerpt == text[start..end]` (in code points).
 
+mod automaton;
+mod batch;
 mod decode;
 mod matcher;
 mod normalize;
+mod prefilter;
 mod quoted;
+mod require;
 mod table;
 mod unicode;
 mod verdict;
+mod words;
 
 pub use table::{RuleInfo, Severity};
 pub use verdict::Verdict;
 
-use table::{Table, ViewKind};
+use std::cell::Cell;
+
+use matcher::Engines;
+use table::Table;
 
 use crate::Result;
 
@@ -66,102 +78,56 @@ pub struct ScanResult {
     pub findings: Vec<Finding>,
 }
 
+/// One thread's scratch space, reused from text to text so that a scan allocates (nearly) nothing:
+/// the buffers of a batch for each decode depth, and the regex caches.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    batches: Vec<batch::Batch>,
+    engines: Engines,
+}
+
+/// A thread keeps at most this many bytes of batch buffers (a huge text leaves its buffers behind).
+const KEEP_BYTES: usize = 8 << 20;
+
+/// Texts per batch: enough that each automaton and regex stays in the cache for a while, few enough
+/// that the batch's views stay in it too.
+const BATCH_TEXTS: usize = 256;
+
+thread_local! {
+    static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
+}
+
+/// Run `f` with this thread's scratch space (a fresh one when it is in use or already gone).
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    let mut scratch = SCRATCH
+        .try_with(Cell::take)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let result = f(&mut scratch);
+    if scratch
+        .batches
+        .iter()
+        .map(batch::Batch::capacity)
+        .sum::<usize>()
+        > KEEP_BYTES
+    {
+        scratch.batches.clear();
+    }
+    // Fails only while the thread is exiting, when the scratch space is no longer wanted.
+    let _ = SCRATCH.try_with(|cell| cell.set(Some(scratch)));
+    result
+}
+
 /// Collect the hits of one text (at decode depth `depth`) into `out`, unsorted and possibly repeated.
-fn scan_into(text: &str, depth: u32, table: &'static Table, out: &mut Vec<Hit>) {
-    let ascii = text.is_ascii();
-    if !ascii && text.chars().any(|c| unicode::maybe_special(c as u32)) {
-        let cps: Vec<u32> = text.chars().map(|c| c as u32).collect();
-        unicode::findings(&cps, depth, table, out);
-    }
-    if !ascii {
-        unicode::mixed_script(text, table, out);
-    }
-    let raw = normalize::raw_view(text, ascii);
-    let (fold, dropped) = normalize::fold_view(text, ascii, table);
-    match_raw_and_fold(&raw, &fold, ascii, table, out);
-    match_words(&fold, dropped, text.len() > 4096, table, out);
-    if !ascii {
-        let uni = normalize::uni_view(text, table);
-        let mut hits = Vec::new();
-        let pre = table.prefilter(ViewKind::Uni);
-        matcher::match_views(pre, &uni.text, |_| &uni.text, table, &mut hits);
-        push_hits(&uni, hits, out);
-    }
-    if depth < decode::MAX_DEPTH {
-        decode::base64_findings(&raw, depth, table, out);
-    }
-}
-
-fn push_hits(view: &normalize::View<'_>, hits: Vec<matcher::ViewHit>, out: &mut Vec<Hit>) {
-    for h in hits {
-        let (start, end) = view.span(h.start, h.end);
-        out.push(Hit::new(start, end, &h.rule.info));
-    }
-}
-
-/// Rules of the raw and fold views. For ASCII text the two views line up position for position, so
-/// one automaton finds the literals of both.
-fn match_raw_and_fold(
-    raw: &normalize::View<'_>,
-    fold: &normalize::View<'_>,
-    ascii: bool,
+fn scan_into(
+    text: &str,
+    depth: u32,
     table: &'static Table,
+    scratch: &mut Scratch,
     out: &mut Vec<Hit>,
 ) {
-    let hay = |kind: ViewKind| -> &[u8] {
-        match kind {
-            ViewKind::Raw => &raw.text,
-            _ => &fold.text,
-        }
-    };
-    let mut hits = Vec::new();
-    if ascii {
-        matcher::match_views(&table.fused, &fold.text, hay, table, &mut hits);
-    } else {
-        let raw_pre = table.prefilter(ViewKind::Raw);
-        matcher::match_views(raw_pre, &raw.text, hay, table, &mut hits);
-        let fold_pre = table.prefilter(ViewKind::Fold);
-        matcher::match_views(fold_pre, &fold.text, hay, table, &mut hits);
-    }
-    let (raw_hits, fold_hits) = hits.into_iter().partition(|h| h.rule.view == ViewKind::Raw);
-    push_hits(raw, raw_hits, out);
-    push_hits(fold, fold_hits, out);
-}
-
-/// Rules of the words view and, when words were glued or letter-spaced, the squeeze view. Their offset
-/// maps are only built when one of their rules fires (short texts, mostly clean) or up front (`eager`:
-/// long texts, which nearly always have a finding somewhere).
-fn match_words(
-    fold: &normalize::View<'_>,
-    dropped: bool,
-    eager: bool,
-    table: &'static Table,
-    out: &mut Vec<Hit>,
-) {
-    let (words, joined) = normalize::words_view(fold, eager);
-    let squeeze = (joined || dropped).then(|| normalize::squeeze_view(&words));
-    let mut word_hits = Vec::new();
-    let mut squeeze_hits = Vec::new();
-    let pre = table.prefilter(ViewKind::Words);
-    matcher::match_views(pre, &words.text, |_| &words.text, table, &mut word_hits);
-    if let Some(sq) = &squeeze {
-        let pre = table.prefilter(ViewKind::Squeeze);
-        matcher::match_views(pre, &sq.text, |_| &sq.text, table, &mut squeeze_hits);
-    }
-    if word_hits.is_empty() && squeeze_hits.is_empty() {
-        return;
-    }
-    let (words, squeeze) = if eager {
-        (words, squeeze)
-    } else {
-        let (words, _) = normalize::words_view(fold, true);
-        let squeeze = squeeze.map(|_| normalize::squeeze_view(&words));
-        (words, squeeze)
-    };
-    push_hits(&words, word_hits, out);
-    if let Some(sq) = &squeeze {
-        push_hits(sq, squeeze_hits, out);
-    }
+    batch::scan(&[text], depth, table, scratch, |_, hits| out.append(hits));
 }
 
 /// Byte offset of every code point of `text`, plus `text.len()` at the end.
@@ -172,12 +138,9 @@ fn char_offsets(text: &str) -> Vec<usize> {
         .collect()
 }
 
-/// Scan one text.
-pub fn scan(text: &str) -> Result<ScanResult> {
-    let table = table::table()?;
-    let mut hits = Vec::new();
-    scan_into(text, 0, table, &mut hits);
-    quoted::drop_specimens(text, &mut hits);
+/// The result of a text from its hits.
+fn result(text: &str, hits: &mut Vec<Hit>) -> ScanResult {
+    quoted::drop_specimens(text, hits);
     hits.sort_unstable_by(|a, b| a.key().cmp(&b.key()));
     hits.dedup_by(|a, b| a.key() == b.key());
     let offsets = (!text.is_ascii() && !hits.is_empty()).then(|| char_offsets(text));
@@ -192,16 +155,29 @@ pub fn scan(text: &str) -> Result<ScanResult> {
             excerpt: text[byte(h.start)..byte(h.end)].to_owned(),
         })
         .collect();
-    Ok(ScanResult {
-        verdict: verdict::verdict(&hits),
+    ScanResult {
+        verdict: verdict::verdict(hits),
         findings,
-    })
+    }
 }
 
-/// Scan many texts, in order, on the calling thread. (Splitting a batch across threads was measured
-/// slower: the rule regexes' scratch caches are shared through a pool that threads contend for.)
+/// Scan one text.
+pub fn scan(text: &str) -> Result<ScanResult> {
+    scan_batch(&[text]).map(|mut r| r.pop().unwrap_or_else(|| result(text, &mut Vec::new())))
+}
+
+/// Scan many texts, in order, on the calling thread.
 pub fn scan_batch<S: AsRef<str>>(texts: &[S]) -> Result<Vec<ScanResult>> {
-    texts.iter().map(|t| scan(t.as_ref())).collect()
+    let table = table::table()?;
+    let mut results = Vec::with_capacity(texts.len());
+    with_scratch(|scratch| {
+        for chunk in texts.chunks(BATCH_TEXTS) {
+            batch::scan(chunk, 0, table, scratch, |i, hits| {
+                results.push(result(chunk[i].as_ref(), hits));
+            });
+        }
+    });
+    Ok(results)
 }
 
 /// Every rule: regex rules of the table first, then the rules implemented in code.

@@ -3,12 +3,19 @@
 //! reads the same files. Loaded once, on first use.
 
 use std::collections::{BTreeMap, HashMap};
+
+use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
-use aho_corasick::dfa::DFA;
-use aho_corasick::{MatchKind, StartKind};
-use regex::bytes::{Regex, RegexBuilder};
+use regex_automata::hybrid;
+use regex_automata::meta::{self, Regex};
+use regex_automata::nfa::thompson;
+use regex_automata::util::syntax;
+use regex_automata::MatchKind;
 use serde::Deserialize;
+
+use super::prefilter::{Prefilter, RuleLiterals};
+use super::require::{self, Literals, Need};
 
 use crate::{Error, Result};
 
@@ -70,23 +77,16 @@ pub struct RuleInfo {
 pub struct Rule {
     pub info: RuleInfo,
     pub view: ViewKind,
-    /// Bit mask with one bit per literal group (`any` is bit 0, each `also` group the next bits): a
-    /// rule runs only when a literal of every group occurs in its view.
-    pub full_mask: u8,
+    /// The rule's regex, for the reported matches and captures.
     pub regex: Regex,
+    /// The same pattern as a plain lazy DFA, for the (much more frequent) "is there a match here"
+    /// checks: no literal prefilter restarts, no backtracking over a large pattern.
+    pub dfa: hybrid::dfa::DFA,
     pub secret_check: bool,
     pub min_distinct: usize,
-}
-
-/// The literal prefilter of one view: an Aho-Corasick DFA over the literals of its rules, walked byte
-/// by byte so that every (overlapping) occurrence is seen.
-#[derive(Debug)]
-pub struct Prefilter {
-    pub dfa: DFA,
-    /// For each literal (pattern id), the (rule index, literal group) pairs it stands for.
-    pub rules_of: Vec<Vec<(usize, u8)>>,
-    /// Run rules over the whole view instead of windows (the uni view).
-    pub whole_view: bool,
+    /// Literals the pattern cannot match without, and literals every match begins with (see
+    /// [`require`]).
+    literals: Literals,
 }
 
 /// Inclusive code-point ranges, sorted, for membership tests.
@@ -123,8 +123,8 @@ pub struct Table {
     /// is the lowercased raw view, position for position).
     pub fused: Prefilter,
     pub ranges: UnicodeRanges,
-    /// Sorted (code point, folded text) pairs for non-ASCII code points that do not fold to themselves.
-    fold: Vec<(u32, Box<str>)>,
+    /// The folded text of each non-ASCII code point that does not fold to itself.
+    fold: FxHashMap<u32, Box<str>>,
     builtin_index: HashMap<String, usize>,
 }
 
@@ -221,16 +221,42 @@ fn parse_fold(tsv: &str) -> Result<Vec<(u32, Box<str>)>> {
     Ok(out)
 }
 
+/// Size limits of a rule's compiled automaton and of each thread's lazy DFA cache for it.
+const NFA_LIMIT: usize = 64 << 20;
+const DFA_CACHE: usize = 16 << 20;
+
 fn compile(raw: &RawRule, defs: &BTreeMap<String, String>) -> Result<Rule> {
     let mut pattern = raw.pattern.clone();
     for (name, value) in defs {
         pattern = pattern.replace(&format!("{{{{{name}}}}}"), value);
     }
-    let regex = RegexBuilder::new(&pattern)
-        .unicode(false)
-        .size_limit(64 << 20)
-        .dfa_size_limit(16 << 20)
-        .build()
+    // The configuration `regex::bytes::RegexBuilder` uses with `unicode(false)`, the one the rules
+    // are written for (see the header of rules.toml).
+    let syntax = syntax::Config::new().unicode(false).utf8(false);
+    let regex = meta::Builder::new()
+        .configure(
+            meta::Config::new()
+                .match_kind(MatchKind::LeftmostFirst)
+                .utf8_empty(false)
+                .nfa_size_limit(Some(NFA_LIMIT))
+                .hybrid_cache_capacity(DFA_CACHE),
+        )
+        .syntax(syntax)
+        .build(&pattern)
+        .map_err(|e| bad(format!("rule {}: {e}", raw.id)))?;
+    let dfa = hybrid::dfa::DFA::builder()
+        .configure(
+            hybrid::dfa::DFA::config()
+                .match_kind(MatchKind::LeftmostFirst)
+                .cache_capacity(DFA_CACHE),
+        )
+        .syntax(syntax)
+        .thompson(
+            thompson::Config::new()
+                .utf8(false)
+                .nfa_size_limit(Some(NFA_LIMIT)),
+        )
+        .build(&pattern)
         .map_err(|e| bad(format!("rule {}: {e}", raw.id)))?;
     let secret_check = match raw.check.as_deref() {
         None => false,
@@ -238,11 +264,9 @@ fn compile(raw: &RawRule, defs: &BTreeMap<String, String>) -> Result<Rule> {
         Some(other) => return Err(bad(format!("rule {}: unknown check {other:?}", raw.id))),
     };
     let view = view(&raw.view)?;
-    if raw.also.len() > 7 {
-        return Err(bad(format!("rule {}: at most 7 `also` groups", raw.id)));
-    }
+    // The ASCII views are lowercase or searched case-insensitively; the uni view is taken as it is.
+    let literals = require::analyze(&pattern, view != ViewKind::Uni);
     Ok(Rule {
-        full_mask: ((1u16 << (raw.also.len() + 1)) - 1) as u8,
         info: RuleInfo {
             id: raw.id.clone(),
             category: raw.category.clone(),
@@ -251,21 +275,41 @@ fn compile(raw: &RawRule, defs: &BTreeMap<String, String>) -> Result<Rule> {
         },
         view,
         regex,
+        dfa,
         secret_check,
         min_distinct: raw.min_distinct.unwrap_or(10),
+        literals,
     })
 }
 
-fn prefilter(kinds: &[ViewKind], raws: &[RawRule], rules: &[Rule]) -> Result<Prefilter> {
-    let mut literals: Vec<String> = Vec::new();
-    let mut rules_of: Vec<Vec<(usize, u8)>> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+/// Lowercased literals of one group, checked.
+fn literals(raw: &RawRule, lits: &[String]) -> Result<Vec<Vec<u8>>> {
+    if lits.is_empty() {
+        return Err(bad(format!("rule {} has an empty literal group", raw.id)));
+    }
+    lits.iter()
+        .map(|lit| {
+            let lit = lit.to_lowercase();
+            if lit.is_empty() || lit.contains('\n') {
+                return Err(bad(format!("rule {}: empty literal or newline", raw.id)));
+            }
+            Ok(lit.into_bytes())
+        })
+        .collect()
+}
+
+/// The prefilter of the rules of `kinds`. `derived`: also require the literals patterns need (off
+/// for a view that might hold uppercase ASCII).
+fn prefilter(
+    kinds: &[ViewKind],
+    raws: &[RawRule],
+    rules: &[Rule],
+    derived: bool,
+) -> Result<Prefilter> {
+    let mut entries = Vec::new();
     for (i, (raw, rule)) in raws.iter().zip(rules).enumerate() {
         if !kinds.contains(&rule.view) {
             continue;
-        }
-        if raw.any.is_empty() || raw.also.iter().any(Vec::is_empty) {
-            return Err(bad(format!("rule {} has an empty literal group", raw.id)));
         }
         if rule.view == ViewKind::Uni && raw.any.iter().any(|l| l.is_ascii()) {
             return Err(bad(format!(
@@ -273,37 +317,29 @@ fn prefilter(kinds: &[ViewKind], raws: &[RawRule], rules: &[Rule]) -> Result<Pre
                 raw.id
             )));
         }
-        let groups = std::iter::once(&raw.any).chain(&raw.also);
-        for (group, lits) in groups.enumerate() {
-            for lit in lits {
-                let lit = lit.to_lowercase();
-                if lit.is_empty() || lit.contains('\n') {
-                    return Err(bad(format!("rule {}: empty literal or newline", raw.id)));
-                }
-                let id = *index.entry(lit.clone()).or_insert_with(|| {
-                    literals.push(lit);
-                    rules_of.push(Vec::new());
-                    rules_of.len() - 1
-                });
-                let entry = (i, group as u8);
-                if !rules_of[id].contains(&entry) {
-                    rules_of[id].push(entry);
-                }
-            }
-        }
+        entries.push(RuleLiterals {
+            rule: i,
+            any: literals(raw, &raw.any)?,
+            also: raw
+                .also
+                .iter()
+                .map(|g| literals(raw, g))
+                .collect::<Result<_>>()?,
+            needs: if derived {
+                &rule.literals.needs
+            } else {
+                &Need::True
+            },
+            starts: rule.literals.starts.as_deref().filter(|_| derived),
+            line_start: rule.literals.line_start,
+        });
     }
-    let dfa = DFA::builder()
-        .match_kind(MatchKind::Standard)
-        .start_kind(StartKind::Unanchored)
-        .prefilter(false)
-        .ascii_case_insensitive(kinds == [ViewKind::Raw])
-        .build(&literals)
-        .map_err(|e| bad(format!("prefilter: {e}")))?;
-    Ok(Prefilter {
-        dfa,
-        rules_of,
-        whole_view: kinds == [ViewKind::Uni],
-    })
+    Prefilter::build(
+        &entries,
+        rules.len(),
+        kinds == [ViewKind::Raw],
+        kinds == [ViewKind::Uni],
+    )
 }
 
 impl Table {
@@ -320,11 +356,20 @@ impl Table {
             .iter()
             .map(|r| compile(r, &raw.defs))
             .collect::<Result<Vec<_>>>()?;
+        let fold = parse_fold(FOLD_TSV)?;
+        // The fold view is lowercase unless the fold table maps something to an ASCII capital.
+        let fold_lowercase = !fold
+            .iter()
+            .any(|(_, out)| out.bytes().any(|b| b.is_ascii_uppercase()));
         let prefilters = VIEW_KINDS
             .iter()
-            .map(|&kind| prefilter(&[kind], &raw.rule, &rules))
+            .map(|&kind| {
+                let derived = kind != ViewKind::Fold || fold_lowercase;
+                prefilter(&[kind], &raw.rule, &rules, derived)
+            })
             .collect::<Result<Vec<_>>>()?;
-        let fused = prefilter(&[ViewKind::Raw, ViewKind::Fold], &raw.rule, &rules)?;
+        // Over the fold view of ASCII text, which is the raw view lowercased.
+        let fused = prefilter(&[ViewKind::Raw, ViewKind::Fold], &raw.rule, &rules, true)?;
         let builtins = raw
             .builtin
             .iter()
@@ -364,7 +409,7 @@ impl Table {
             prefilters,
             fused,
             ranges,
-            fold: parse_fold(FOLD_TSV)?,
+            fold: fold.into_iter().collect(),
             builtin_index,
         })
     }
@@ -376,10 +421,7 @@ impl Table {
 
     /// The folded form of a non-ASCII code point, or `None` when it folds to itself.
     pub fn fold(&self, cp: u32) -> Option<&str> {
-        self.fold
-            .binary_search_by_key(&cp, |&(c, _)| c)
-            .ok()
-            .map(|i| &*self.fold[i].1)
+        self.fold.get(&cp).map(|s| &**s)
     }
 
     /// Every rule, regex rules first, as `scan_rules()` lists them.

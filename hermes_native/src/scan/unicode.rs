@@ -5,7 +5,7 @@
 
 use super::decode;
 use super::table::{Ranges, Table};
-use super::Hit;
+use super::{Hit, Scratch};
 
 const ZERO_WIDTH: [u32; 5] = [0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF];
 const MARKS: [u32; 3] = [0x200E, 0x200F, 0x061C];
@@ -171,7 +171,13 @@ fn classify(cps: &[u32], table: &Table) -> Vec<Option<Kind>> {
 
 /// Findings of the Unicode rules over `text` (whose code points are `cps`), plus what the tag and
 /// right-to-left-override decoders find underneath.
-pub fn findings(cps: &[u32], depth: u32, table: &'static Table, out: &mut Vec<Hit>) {
+pub fn findings(
+    cps: &[u32],
+    depth: u32,
+    table: &'static Table,
+    scratch: &mut Scratch,
+    out: &mut Vec<Hit>,
+) {
     let kinds = classify(cps, table);
     let n = cps.len();
     let mut i = 0;
@@ -205,13 +211,14 @@ pub fn findings(cps: &[u32], depth: u32, table: &'static Table, out: &mut Vec<Hi
                 .filter_map(|&cp| char::from_u32(cp - 0xE0000))
                 .collect();
             if !hidden.is_empty() {
-                decode::report(&hidden, i, j, "obfuscation.tag_payload", depth, table, out);
+                let id = "obfuscation.tag_payload";
+                decode::report(&hidden, i, j, id, depth, table, scratch, out);
             }
         }
         i = j;
     }
     if depth < decode::MAX_DEPTH && cps.contains(&0x202E) {
-        decode::reversed_segments(cps, depth, table, out);
+        decode::reversed_segments(cps, depth, table, scratch, out);
     }
 }
 
