@@ -10,6 +10,7 @@
 
 use std::ops::Range;
 
+use super::automaton::LANES;
 use super::matcher::{Engines, Plan, ViewHit};
 use super::normalize::{self, View};
 use super::prefilter::{Found, Prefilter};
@@ -43,7 +44,7 @@ pub struct Batch {
     squeeze: Vec<u8>,
     uni: Vec<u8>,
     words_scratch: words::Scratch,
-    found: Found,
+    found: [Found; LANES],
     plan: Plan,
     /// Rule matches: text index and match in view coordinates.
     view_hits: Vec<(u32, ViewHit)>,
@@ -229,14 +230,11 @@ fn plan<S: AsRef<str>>(texts: &[S], table: &'static Table, b: &mut Batch) {
     let mut found = std::mem::take(&mut b.found);
     let mut plan = std::mem::take(&mut b.plan);
     for (pre, kind, applies) in passes {
-        for (i, text) in texts.iter().enumerate() {
-            if !applies(&b.views[i]) {
-                continue;
-            }
-            let hay = b.view(i, text.as_ref(), kind);
-            pre.walk(hay, &mut found);
-            plan.add(pre, &found, hay.len(), i as u32);
-        }
+        let hays = texts.iter().enumerate().filter_map(|(i, text)| {
+            let hay = applies(&b.views[i]).then(|| b.view(i, text.as_ref(), kind))?;
+            Some((i as u32, hay))
+        });
+        pre.walk_all(hays, &mut found, |i, found, n| plan.add(pre, found, n, i));
     }
     b.found = found;
     b.plan = plan;

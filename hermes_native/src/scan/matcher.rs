@@ -119,6 +119,8 @@ pub struct Task {
 pub struct Plan {
     wins: Vec<(u32, u32, u32)>,
     rule_starts: Vec<(u32, u32)>,
+    /// Whether `rule_starts` holds the starts of the view being planned.
+    starts_ready: bool,
     pub tasks: Vec<Task>,
     windows: Vec<(usize, usize)>,
     starts: Vec<usize>,
@@ -135,25 +137,31 @@ impl Plan {
     /// of `n` bytes of text `text`): windows around their `any` literals, and the possible starts of
     /// their matches.
     pub fn add(&mut self, pre: &Prefilter, found: &Found, n: usize, text: u32) {
-        if found.occurrences.is_empty() {
+        self.starts_ready = false;
+        if found.whole {
+            // Every window is the whole view: the rules whose `any` group holds.
+            for &g in &found.any_groups {
+                for &rule in pre.any_rules[g as usize].iter() {
+                    let first = self.windows.len();
+                    self.windows.push((0, n));
+                    self.task(pre, found, rule, text, first);
+                }
+            }
             return;
         }
         // The uni view holds multi-byte UTF-8, so byte windows would not match the reference's
-        // character windows: its rules run over the whole view.
-        let span = if pre.whole_view { n } else { SPAN };
+        // character windows: its rules run over the whole view (`found.whole`).
         self.wins.clear();
         for occ in &found.occurrences {
             let end = occ.end as usize;
             let start = end - pre.len_of(occ.lit);
-            let ws = start.saturating_sub(span) as u32;
-            let we = end.saturating_add(span).min(n) as u32;
+            let ws = start.saturating_sub(SPAN) as u32;
+            let we = end.saturating_add(SPAN).min(n) as u32;
             for &rule in pre.any_of[occ.lit as usize].iter() {
                 self.wins.push((rule, ws, we));
             }
         }
         self.wins.sort_unstable();
-        // The possible match starts of every anchored rule, sorted by rule, built once one is needed.
-        let mut starts_sorted = false;
         let mut i = 0;
         while i < self.wins.len() {
             let rule = self.wins[i].0;
@@ -161,41 +169,50 @@ impl Plan {
             while j < self.wins.len() && self.wins[j].0 == rule {
                 j += 1;
             }
-            let holds = pre.conds[rule as usize]
-                .as_ref()
-                .is_some_and(|c| c.holds(found));
-            if holds {
-                let first = self.windows.len();
-                self.windows.extend(
-                    self.wins[i..j]
-                        .iter()
-                        .map(|&(_, s, e)| (s as usize, e as usize)),
-                );
-                merge(&mut self.windows, first);
-                let starts = if pre.anchored[rule as usize] {
-                    if !starts_sorted {
-                        self.rule_starts(pre, found);
-                        starts_sorted = true;
-                    }
-                    let from = self.rule_starts.partition_point(|&(r, _)| r < rule);
-                    let to = self.rule_starts.partition_point(|&(r, _)| r <= rule);
-                    let first = self.starts.len();
-                    let positions = self.rule_starts[from..to].iter();
-                    self.starts.extend(positions.map(|&(_, p)| p as usize));
-                    Some(first..self.starts.len())
-                } else {
-                    None
-                };
-                self.tasks.push(Task {
-                    rule,
-                    text,
-                    windows: first..self.windows.len(),
-                    line_start: starts.is_none() && pre.line_start[rule as usize],
-                    starts,
-                });
-            }
+            let first = self.windows.len();
+            self.windows.extend(
+                self.wins[i..j]
+                    .iter()
+                    .map(|&(_, s, e)| (s as usize, e as usize)),
+            );
+            merge(&mut self.windows, first);
+            self.task(pre, found, rule, text, first);
             i = j;
         }
+    }
+
+    /// Plan `rule` on `text` in the windows `self.windows[first..]` when its condition holds (drops
+    /// the windows otherwise).
+    fn task(&mut self, pre: &Prefilter, found: &Found, rule: u32, text: u32, first: usize) {
+        let holds = pre.conds[rule as usize]
+            .as_ref()
+            .is_some_and(|c| c.holds(found));
+        if !holds {
+            self.windows.truncate(first);
+            return;
+        }
+        let starts = if pre.anchored[rule as usize] {
+            // The possible match starts of every anchored rule, sorted by rule, built once needed.
+            if !self.starts_ready {
+                self.rule_starts(pre, found);
+                self.starts_ready = true;
+            }
+            let from = self.rule_starts.partition_point(|&(r, _)| r < rule);
+            let to = self.rule_starts.partition_point(|&(r, _)| r <= rule);
+            let at = self.starts.len();
+            let positions = self.rule_starts[from..to].iter();
+            self.starts.extend(positions.map(|&(_, p)| p as usize));
+            Some(at..self.starts.len())
+        } else {
+            None
+        };
+        self.tasks.push(Task {
+            rule,
+            text,
+            windows: first..self.windows.len(),
+            line_start: starts.is_none() && pre.line_start[rule as usize],
+            starts,
+        });
     }
 
     /// Every (rule, position) where a start literal of the rule occurs in `found`, sorted, no repeats.

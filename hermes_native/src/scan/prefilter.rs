@@ -5,7 +5,8 @@
 
 use std::collections::HashMap;
 
-use super::automaton::Dfa;
+use super::automaton::{Dfa, LANES};
+use super::matcher::SPAN;
 use super::require::Need;
 use crate::Result;
 
@@ -30,6 +31,9 @@ impl Cond {
         }
     }
 }
+
+/// Marks a group that is some rule's `any` group in `Prefilter::groups`.
+const ANY: u32 = 1 << 31;
 
 /// A set of small integers.
 #[derive(Debug, Default)]
@@ -83,8 +87,14 @@ pub struct Occurrence {
 #[derive(Debug, Default)]
 pub struct Found {
     groups: Bits,
-    /// Occurrences of literals that are some rule's `any` or start literal, in order of their end.
+    /// Every window of the view is all of it (the view is short, or the prefilter runs its rules
+    /// over whole views): where `any` literals occur does not matter, only whether they do.
+    pub whole: bool,
+    /// Occurrences of literals that are some rule's start literal and, unless `whole`, of those that
+    /// are some rule's `any` literal, in order of their end.
     pub occurrences: Vec<Occurrence>,
+    /// The groups that are some rule's `any` group, in the order they began to hold.
+    pub any_groups: Vec<u32>,
 }
 
 /// The literal prefilter of one view (or of the raw and fold views together, see `Table::fused`).
@@ -94,13 +104,17 @@ pub struct Prefilter {
     /// For each literal id: its length, the rules it is an `any` literal of.
     lens: Vec<u32>,
     group_count: usize,
-    /// For each match state of `dfa`: the groups it makes hold, `groups[group_ends[s]..group_ends[s + 1]]`,
-    /// and the literals to record an occurrence of, `occurs[occur_ends[s]..occur_ends[s + 1]]`.
-    group_ends: Vec<u32>,
+    /// For each match state `s` of `dfa`, where its lists begin (`ends[s]`) and end (`ends[s + 1]`):
+    /// the groups it makes hold (an `any` group marked with [`ANY`]), the literals to record an
+    /// occurrence of, and of those the start literals (what a walk of a `whole` view records).
+    ends: Vec<[u32; 3]>,
     groups: Vec<u32>,
-    occur_ends: Vec<u32>,
     occurs: Vec<u32>,
+    starts: Vec<u32>,
+    /// For each literal id, the rules it is an `any` literal of.
     pub any_of: Vec<Box<[u32]>>,
+    /// For each group, the rules it is the `any` group of.
+    pub any_rules: Vec<Box<[u32]>>,
     /// For each literal id, the rules whose matches may begin with it.
     pub start_of: Vec<Box<[u32]>>,
     /// By rule index: whether every match of the rule begins with one of its start literals, and
@@ -174,6 +188,7 @@ impl Prefilter {
         let mut conds: Vec<Option<Cond>> = (0..rule_count).map(|_| None).collect();
         let mut anchored = vec![false; rule_count];
         let mut line_start = vec![false; rule_count];
+        let mut any_group = Vec::new();
         for r in rules {
             let rule = r.rule as u32;
             for lit in r.starts.unwrap_or_default() {
@@ -183,6 +198,9 @@ impl Prefilter {
             anchored[r.rule] = r.starts.is_some();
             line_start[r.rule] = r.line_start;
             // The `any` group holds whenever the rule is considered (see `matcher`).
+            if let Cond::Group(g) = b.group(&r.any) {
+                any_group.push((g, rule));
+            }
             let mut parts = Vec::new();
             for lit in &r.any {
                 let id = b.id(lit) as usize;
@@ -195,8 +213,12 @@ impl Prefilter {
             conds[r.rule] = Some(Cond::All(parts.into()));
         }
         let dfa = Dfa::new(&b.literals, case_insensitive)?;
-        let (mut group_ends, mut groups) = (vec![0u32], Vec::new());
-        let (mut occur_ends, mut occurs) = (vec![0u32], Vec::new());
+        let mut any_rules = vec![Vec::new(); b.groups.len()];
+        for (g, rule) in any_group {
+            any_rules[g as usize].push(rule);
+        }
+        let mut ends = vec![[0u32; 3]];
+        let (mut groups, mut occurs, mut starts) = (Vec::new(), Vec::new(), Vec::new());
         for state in 0..dfa.match_states() {
             let mut gs: Vec<u32> = Vec::new();
             for &lit in dfa.literals_at(state) {
@@ -205,21 +227,33 @@ impl Prefilter {
                 if !b.any_of[lit_index].is_empty() || !b.start_of[lit_index].is_empty() {
                     occurs.push(lit);
                 }
+                if !b.start_of[lit_index].is_empty() {
+                    starts.push(lit);
+                }
             }
             gs.sort_unstable();
             gs.dedup();
-            groups.extend(gs);
-            group_ends.push(groups.len() as u32);
-            occur_ends.push(occurs.len() as u32);
+            let mark = |g: u32| match any_rules[g as usize].is_empty() {
+                true => g,
+                false => g | ANY,
+            };
+            groups.extend(gs.into_iter().map(mark));
+            ends.push([groups.len(), occurs.len(), starts.len()].map(|n| n as u32));
+        }
+        if b.groups.len() >= ANY as usize {
+            return Err(crate::Error::InvalidInput(
+                "the scan rule table is broken: too many literal groups".into(),
+            ));
         }
         Ok(Prefilter {
             dfa,
             lens: b.literals.iter().map(|l| l.len() as u32).collect(),
             group_count: b.groups.len(),
-            group_ends,
+            ends,
             groups,
-            occur_ends,
             occurs,
+            starts,
+            any_rules: any_rules.into_iter().map(Vec::into_boxed_slice).collect(),
             any_of: b.any_of.into_iter().map(Vec::into_boxed_slice).collect(),
             start_of: b.start_of.into_iter().map(Vec::into_boxed_slice).collect(),
             anchored,
@@ -234,25 +268,109 @@ impl Prefilter {
         self.lens[lit as usize] as usize
     }
 
-    /// Walk the automaton over `hay`, recording every (overlapping) literal occurrence into `found`.
+    /// Walk the automaton over every view of `hays` (text and view), [`LANES`] views at a time,
+    /// recording every (overlapping) literal occurrence; `done(text, found, len)` receives the result
+    /// of each view (of `len` bytes).
+    pub fn walk_all<'h>(
+        &self,
+        mut hays: impl Iterator<Item = (u32, &'h [u8])>,
+        found: &mut [Found; LANES],
+        mut done: impl FnMut(u32, &Found, usize),
+    ) {
+        // Each lane's text, view and position in it.
+        let mut lanes: [Option<(u32, &[u8], usize)>; LANES] = [None; LANES];
+        let mut states = [self.dfa.start(); LANES];
+        loop {
+            for lane in 0..LANES {
+                while lanes[lane].is_none() {
+                    let Some((text, hay)) = hays.next() else {
+                        break;
+                    };
+                    self.begin(&mut found[lane], hay.len());
+                    if hay.is_empty() {
+                        done(text, &found[lane], 0);
+                    } else {
+                        lanes[lane] = Some((text, hay, 0));
+                        states[lane] = self.dfa.start();
+                    }
+                }
+            }
+            if lanes.iter().any(Option::is_none) {
+                // The views ran out: finish the others one by one.
+                for (lane, slot) in lanes.iter_mut().enumerate() {
+                    if let Some((text, hay, at)) = slot.take() {
+                        let f = &mut found[lane];
+                        self.dfa.walk_from(states[lane], &hay[at..], |state, end| {
+                            self.record(f, state, at + end);
+                        });
+                        done(text, f, hay.len());
+                    }
+                }
+                return;
+            }
+            let step = lanes
+                .iter()
+                .flatten()
+                .map(|&(_, hay, at)| hay.len() - at)
+                .min()
+                .unwrap_or(0);
+            let at: [usize; LANES] = std::array::from_fn(|l| lanes[l].map_or(0, |(_, _, at)| at));
+            let slices: [&[u8]; LANES] = std::array::from_fn(|l| {
+                lanes[l].map_or(&[][..], |(_, hay, at)| &hay[at..at + step])
+            });
+            self.dfa
+                .walk_lanes(&mut states, slices, |lane, state, end| {
+                    self.record(&mut found[lane], state, at[lane] + end);
+                });
+            for (lane, slot) in lanes.iter_mut().enumerate() {
+                if let Some((text, hay, at)) = slot {
+                    *at += step;
+                    if *at == hay.len() {
+                        done(*text, &found[lane], hay.len());
+                        *slot = None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Walk the automaton over `hay` alone.
+    #[cfg(test)]
     pub fn walk(&self, hay: &[u8], found: &mut Found) {
+        self.begin(found, hay.len());
+        self.dfa.walk_from(self.dfa.start(), hay, |state, end| {
+            self.record(found, state, end);
+        });
+    }
+
+    /// Prepare `found` for the walk of a view of `len` bytes.
+    fn begin(&self, found: &mut Found, len: usize) {
         found.groups.reset(self.group_count);
         found.occurrences.clear();
-        let Found {
-            groups,
-            occurrences,
-        } = found;
-        self.dfa.walk(hay, |state, end| {
-            let range = |ends: &[u32]| ends[state] as usize..ends[state + 1] as usize;
-            for &g in &self.groups[range(&self.group_ends)] {
-                groups.insert(g);
+        found.any_groups.clear();
+        found.whole = self.whole_view || len <= SPAN;
+    }
+
+    /// Record what match state `state`, reached at `end`, reports.
+    #[inline(always)]
+    fn record(&self, found: &mut Found, state: usize, end: usize) {
+        let (from, to) = (self.ends[state], self.ends[state + 1]);
+        let range = |k: usize| from[k] as usize..to[k] as usize;
+        for &g in &self.groups[range(0)] {
+            if found.groups.insert(g & !ANY) && g & ANY != 0 {
+                found.any_groups.push(g & !ANY);
             }
-            for &lit in &self.occurs[range(&self.occur_ends)] {
-                occurrences.push(Occurrence {
-                    lit,
-                    end: end as u32,
-                });
-            }
-        });
+        }
+        let lits = if found.whole {
+            &self.starts[range(2)]
+        } else {
+            &self.occurs[range(1)]
+        };
+        for &lit in lits {
+            found.occurrences.push(Occurrence {
+                lit,
+                end: end as u32,
+            });
+        }
     }
 }
