@@ -244,6 +244,8 @@ impl Dfa {
     ) {
         let len = hays.iter().map(|h| h.len()).min().unwrap_or(0);
         let mut s = *states;
+        // One position of every lane per step: indexes, not one iterator per lane.
+        #[allow(clippy::needless_range_loop)]
         for pos in 0..len {
             for lane in 0..LANES {
                 s[lane] = self.step(table, s[lane], hays[lane][pos]);

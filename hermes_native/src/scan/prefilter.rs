@@ -334,15 +334,6 @@ impl Prefilter {
         }
     }
 
-    /// Walk the automaton over `hay` alone.
-    #[cfg(test)]
-    pub fn walk(&self, hay: &[u8], found: &mut Found) {
-        self.begin(found, hay.len());
-        self.dfa.walk_from(self.dfa.start(), hay, |state, end| {
-            self.record(found, state, end);
-        });
-    }
-
     /// Prepare `found` for the walk of a view of `len` bytes.
     fn begin(&self, found: &mut Found, len: usize) {
         found.groups.reset(self.group_count);
