@@ -16,7 +16,7 @@ use aho_corasick::{Anchored, MatchKind, StartKind};
 use crate::{Error, Result};
 
 /// Haystacks [`Dfa::walk_lanes`] walks at once.
-pub const LANES: usize = 4;
+pub const LANES: usize = 8;
 
 /// Transition table rows, `stride` entries per state.
 #[derive(Debug)]

@@ -209,7 +209,11 @@ impl Prefilter {
                 }
             }
             parts.extend(r.also.iter().map(|g| b.group(g)));
-            parts.push(b.need(r.needs));
+            // One flat list: a nested one would cost a call per level on every check.
+            match b.need(r.needs) {
+                Cond::All(inner) => parts.extend(inner),
+                need => parts.push(need),
+            }
             conds[r.rule] = Some(Cond::All(parts.into()));
         }
         let dfa = Dfa::new(&b.literals, case_insensitive)?;
