@@ -191,7 +191,25 @@ impl Plan {
             self.windows.truncate(first);
             return;
         }
-        let starts = if pre.anchored[rule as usize] {
+        let starts = if pre.anchored[rule as usize] && found.whole {
+            // Few occurrences (start literals of a short view): this rule's, sorted, no repeats.
+            let at = self.starts.len();
+            for occ in &found.occurrences {
+                if pre.start_of[occ.lit as usize].contains(&rule) {
+                    self.starts.push(occ.end as usize - pre.len_of(occ.lit));
+                }
+            }
+            self.starts[at..].sort_unstable();
+            let mut kept = at;
+            for k in at..self.starts.len() {
+                if kept == at || self.starts[k] != self.starts[kept - 1] {
+                    self.starts[kept] = self.starts[k];
+                    kept += 1;
+                }
+            }
+            self.starts.truncate(kept);
+            Some(at..kept)
+        } else if pre.anchored[rule as usize] {
             // The possible match starts of every anchored rule, sorted by rule, built once needed.
             if !self.starts_ready {
                 self.rule_starts(pre, found);
