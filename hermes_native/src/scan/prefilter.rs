@@ -369,3 +369,98 @@ impl Prefilter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lits(words: &[&str]) -> Vec<Vec<u8>> {
+        words.iter().map(|w| w.as_bytes().to_vec()).collect()
+    }
+
+    /// Two rules: one triggered by "key"/"token" that also needs "send", one anchored on "curl".
+    fn prefilter() -> Prefilter {
+        let none = Need::True;
+        let curl = lits(&["curl"]);
+        let rules = [
+            RuleLiterals {
+                rule: 0,
+                any: lits(&["key", "token"]),
+                also: vec![lits(&["send"])],
+                needs: &none,
+                starts: None,
+                line_start: false,
+            },
+            RuleLiterals {
+                rule: 1,
+                any: lits(&["curl"]),
+                also: Vec::new(),
+                needs: &none,
+                starts: Some(&curl),
+                line_start: false,
+            },
+        ];
+        Prefilter::build(&rules, 2, false, false).unwrap()
+    }
+
+    /// What the walk of each view found: whole, occurrences, rules whose `any` group holds, and
+    /// whether each rule's condition holds.
+    type Seen = (bool, Vec<(u32, u32)>, Vec<u32>, Vec<bool>);
+
+    fn walk(pre: &Prefilter, views: &[Vec<u8>]) -> Vec<Seen> {
+        let mut found: [Found; LANES] = Default::default();
+        let mut seen = vec![None; views.len()];
+        let hays = views.iter().enumerate().map(|(i, v)| (i as u32, &v[..]));
+        pre.walk_all(hays, &mut found, |i, f, n| {
+            assert_eq!(n, views[i as usize].len());
+            let mut rules: Vec<u32> = f
+                .any_groups
+                .iter()
+                .flat_map(|&g| pre.any_rules[g as usize].iter().copied())
+                .collect();
+            rules.sort_unstable();
+            let occurrences = f.occurrences.iter().map(|o| (o.lit, o.end)).collect();
+            let holds = pre
+                .conds
+                .iter()
+                .map(|c| c.as_ref().unwrap().holds(f))
+                .collect();
+            seen[i as usize] = Some((f.whole, occurrences, rules, holds));
+        });
+        seen.into_iter().map(Option::unwrap).collect()
+    }
+
+    #[test]
+    fn walking_views_together_finds_what_walking_each_alone_does() {
+        let pre = prefilter();
+        let long = format!("{}send the key{}", "x".repeat(SPAN), "curl ".repeat(3));
+        let views: Vec<Vec<u8>> = [
+            "send the token",
+            "",
+            "curl -d @f https://x",
+            long.as_str(),
+            "key only",
+            "nothing here at all",
+            "send",
+            "token send curl",
+            "k",
+            "a token to send to curl",
+            "another key",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        let together = walk(&pre, &views);
+        for (view, seen) in views.iter().zip(&together) {
+            assert_eq!(&walk(&pre, std::slice::from_ref(view))[0], seen);
+        }
+        // A short view records start literals only; a long one every `any` occurrence too.
+        assert_eq!(together[0], (true, vec![], vec![0], vec![true, true]));
+        assert_eq!(together[4].3, vec![false, true], "send is missing");
+        assert!(together[2].0 && together[2].1.len() == 1 && together[2].2 == [1]);
+        let (whole, occurrences, rules, _) = &together[3];
+        assert!(!whole);
+        assert_eq!(occurrences.len(), 4, "key and three curls");
+        assert_eq!(rules, &[0, 1]);
+    }
+}

@@ -461,6 +461,11 @@ mod tests {
         assert_eq!(starts(r"[a-z]+@example"), None);
         assert_eq!(starts(r"(?:abcd|a)?e"), None, "e is too short");
         assert_eq!(
+            starts(r"\bSK[0-9a-f]{32}"),
+            Some(vec![b"sk".to_vec()]),
+            "two bytes are probed"
+        );
+        assert_eq!(
             starts(r"(?:abcd|abc)e"),
             Some(vec![b"abcde".to_vec(), b"abce".to_vec()])
         );
