@@ -1,7 +1,8 @@
 //! The scan of a batch of texts, in stages that each keep one working set in the CPU cache:
 //! 1. per text: the Unicode rules and decoders (which scan decoded text one level deeper), and the
 //!    views, appended to one buffer per view kind;
-//! 2. per prefilter: its automaton walks every text's view and plans the rules to run ([`Plan`]);
+//! 2. per prefilter: its automaton walks every text's view (several views at once) and plans the
+//!    rules to run ([`Plan`]);
 //! 3. per rule: its regex runs on every text that needs it;
 //! 4. per text: view offsets are mapped back to code points (building the words, squeeze and uni
 //!    offset maps only for a text where one of their rules fired).

@@ -3,7 +3,7 @@
 //! the occurrences of its `any` literals (merged where they overlap). Look-behind context (`\b`, `^`)
 //! is the whole view; the window end cuts the haystack. The Python reference does exactly the same
 //! (without the literals a pattern needs, which only skip regex runs that cannot match), so findings
-//! agree.
+//! agree. A view of at most [`SPAN`] bytes is one window.
 //!
 //! The work is planned first ([`Plan::add`], after each prefilter walk) and run afterwards
 //! ([`Plan::run`]), so that a batch runs rule by rule while that rule's automata are in the CPU cache.

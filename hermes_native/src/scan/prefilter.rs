@@ -2,6 +2,10 @@
 //! mention (`any`, `also`, and the literals their patterns need, see [`super::require`]), walked once
 //! over the view. The walk records which literals occur (a bit set) and where the `any` literals
 //! occur (the windows of the rule regexes). A rule runs only when its [`Cond`] holds on that bit set.
+//!
+//! A view of at most [`SPAN`] bytes (most texts) is one window for every rule, so its walk records
+//! only which `any` groups hold, not where their literals occur ([`Found::whole`]). Views are walked
+//! [`LANES`] at a time, interleaved, so that their table loads overlap.
 
 use std::collections::HashMap;
 
