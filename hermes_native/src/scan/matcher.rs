@@ -68,6 +68,37 @@ fn merge(wins: &mut Vec<(usize, usize)>, first: usize) {
     wins.truncate(kept);
 }
 
+/// Reorder `items` so that the items of each rule (of `rules`) come together, in rule order, each
+/// rule's in their order: a counting sort, linear in the number of items (a large text has millions
+/// of literal occurrences).
+fn group_by_rule<T: Copy>(
+    items: &mut Vec<T>,
+    rule: impl Fn(&T) -> u32,
+    rules: usize,
+    counts: &mut Vec<usize>,
+) {
+    if items.len() < 64 {
+        // Few items: a stable sort is as fast, with no pass over every rule.
+        items.sort_by_key(|x| rule(x));
+        return;
+    }
+    counts.clear();
+    counts.resize(rules + 1, 0);
+    for x in items.iter() {
+        counts[rule(x) as usize + 1] += 1;
+    }
+    for r in 1..counts.len() {
+        counts[r] += counts[r - 1];
+    }
+    let mut sorted = items.clone();
+    for x in items.iter() {
+        let slot = &mut counts[rule(x) as usize];
+        sorted[*slot] = *x;
+        *slot += 1;
+    }
+    *items = sorted;
+}
+
 /// A rule match in view coordinates (of the rule's view).
 #[derive(Debug, Clone, Copy)]
 pub struct ViewHit {
@@ -122,6 +153,8 @@ pub struct Plan {
     /// Whether `rule_starts` holds the starts of the view being planned.
     starts_ready: bool,
     pub tasks: Vec<Task>,
+    /// Scratch space of [`group_by_rule`].
+    counts: Vec<usize>,
     windows: Vec<(usize, usize)>,
     starts: Vec<usize>,
 }
@@ -161,7 +194,8 @@ impl Plan {
                 self.wins.push((rule, ws, we));
             }
         }
-        self.wins.sort_unstable();
+        let rules = pre.conds.len();
+        group_by_rule(&mut self.wins, |w| w.0, rules, &mut self.counts);
         let mut i = 0;
         while i < self.wins.len() {
             let rule = self.wins[i].0;
@@ -241,7 +275,20 @@ impl Plan {
             let rules = pre.start_of[occ.lit as usize].iter();
             self.rule_starts.extend(rules.map(|&rule| (rule, start)));
         }
-        self.rule_starts.sort_unstable();
+        group_by_rule(
+            &mut self.rule_starts,
+            |s| s.0,
+            pre.conds.len(),
+            &mut self.counts,
+        );
+        let mut from = 0;
+        while from < self.rule_starts.len() {
+            let rule = self.rule_starts[from].0;
+            let to = from + self.rule_starts[from..].partition_point(|s| s.0 == rule);
+            // In order of their end already: nearly sorted.
+            self.rule_starts[from..to].sort_unstable();
+            from = to;
+        }
         self.rule_starts.dedup();
     }
 
