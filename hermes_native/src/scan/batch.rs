@@ -11,10 +11,9 @@
 
 use std::ops::Range;
 
-use super::automaton::LANES;
 use super::matcher::{Engines, Plan, ViewHit};
 use super::normalize::{self, View};
-use super::prefilter::{Found, Prefilter};
+use super::prefilter::{Prefilter, Walk};
 use super::table::{Table, ViewKind};
 use super::{decode, unicode, words, Hit, Scratch};
 
@@ -45,7 +44,7 @@ pub struct Batch {
     squeeze: Vec<u8>,
     uni: Vec<u8>,
     words_scratch: words::Scratch,
-    found: [Found; LANES],
+    found: Walk,
     plan: Plan,
     /// Rule matches: text index and match in view coordinates.
     view_hits: Vec<(u32, ViewHit)>,

@@ -55,6 +55,11 @@ impl Bits {
             .is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
 
+    /// Add every member of `other` (a set of the same size).
+    fn union(&mut self, other: &Bits) {
+        self.0.iter_mut().zip(&other.0).for_each(|(w, o)| *w |= o);
+    }
+
     /// Add `i`; whether it was new.
     fn insert(&mut self, i: u32) -> bool {
         match self.0.get_mut(i as usize / 64) {
@@ -101,12 +106,27 @@ pub struct Found {
     pub any_groups: Vec<u32>,
 }
 
+/// A view at least this long is walked in [`LANES`] pieces at once.
+const SPLIT: usize = 1 << 16;
+
+/// The scratch space of [`Prefilter::walk_all`]; reused from call to call.
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// The result for each lane's view.
+    lanes: [Found; LANES],
+    /// The results of the pieces of a long view, and for the whole of it.
+    pieces: [Found; LANES],
+    long: Found,
+}
+
 /// The literal prefilter of one view (or of the raw and fold views together, see `Table::fused`).
 #[derive(Debug)]
 pub struct Prefilter {
     dfa: Dfa,
     /// For each literal id: its length, the rules it is an `any` literal of.
     lens: Vec<u32>,
+    /// The length of the longest literal.
+    max_len: usize,
     group_count: usize,
     /// For each match state `s` of `dfa`, where its lists begin (`ends[s]`) and end (`ends[s + 1]`):
     /// the groups it makes hold (an `any` group marked with [`ANY`]), the literals to record an
@@ -256,6 +276,7 @@ impl Prefilter {
         Ok(Prefilter {
             dfa,
             lens: b.literals.iter().map(|l| l.len() as u32).collect(),
+            max_len: b.literals.iter().map(Vec::len).max().unwrap_or(0),
             group_count: b.groups.len(),
             ends,
             groups,
@@ -282,9 +303,10 @@ impl Prefilter {
     pub fn walk_all<'h>(
         &self,
         mut hays: impl Iterator<Item = (u32, &'h [u8])>,
-        found: &mut [Found; LANES],
+        walk: &mut Walk,
         mut done: impl FnMut(u32, &Found, usize),
     ) {
+        let found = &mut walk.lanes;
         // Each lane's text, view and position in it.
         let mut lanes: [Option<(u32, &[u8], usize)>; LANES] = [None; LANES];
         let mut states = [self.dfa.start(); LANES];
@@ -294,6 +316,11 @@ impl Prefilter {
                     let Some((text, hay)) = hays.next() else {
                         break;
                     };
+                    if hay.len() >= SPLIT {
+                        self.walk_long(hay, &mut walk.pieces, &mut walk.long);
+                        done(text, &walk.long, hay.len());
+                        continue;
+                    }
                     self.begin(&mut found[lane], hay.len());
                     if hay.is_empty() {
                         done(text, &found[lane], 0);
@@ -339,6 +366,48 @@ impl Prefilter {
                     }
                 }
             }
+        }
+    }
+
+    /// Walk a long view in [`LANES`] pieces at once, into `found`. Each piece but the first starts
+    /// the automaton the longest literal's length before it (where it reaches the state it would
+    /// have had there, which depends on fewer bytes than that) and records only what ends in it.
+    fn walk_long(&self, hay: &[u8], pieces: &mut [Found; LANES], found: &mut Found) {
+        let n = hay.len();
+        let piece = n.div_ceil(LANES);
+        let from: [usize; LANES] = std::array::from_fn(|k| (k * piece).min(n));
+        let to: [usize; LANES] = std::array::from_fn(|k| ((k + 1) * piece).min(n));
+        let begin: [usize; LANES] = std::array::from_fn(|k| from[k].saturating_sub(self.max_len));
+        for part in pieces.iter_mut() {
+            self.begin(part, n);
+        }
+        let common = (0..LANES).map(|k| to[k] - begin[k]).min().unwrap_or(0);
+        let mut states = [self.dfa.start(); LANES];
+        let slices: [&[u8]; LANES] = std::array::from_fn(|k| &hay[begin[k]..begin[k] + common]);
+        self.dfa.walk_lanes(&mut states, slices, |k, state, end| {
+            if begin[k] + end > from[k] {
+                self.record(&mut pieces[k], state, begin[k] + end);
+            }
+        });
+        for (k, part) in pieces.iter_mut().enumerate() {
+            let at = begin[k] + common;
+            self.dfa
+                .walk_from(states[k], &hay[at..to[k]], |state, end| {
+                    if at + end > from[k] {
+                        self.record(part, state, at + end);
+                    }
+                });
+        }
+        // Pieces in order: occurrences stay in order of their end.
+        self.begin(found, n);
+        for part in pieces.iter() {
+            for &g in &part.any_groups {
+                if found.groups.insert(g) {
+                    found.any_groups.push(g);
+                }
+            }
+            found.groups.union(&part.groups);
+            found.occurrences.extend_from_slice(&part.occurrences);
         }
     }
 
@@ -412,7 +481,7 @@ mod tests {
     type Seen = (bool, Vec<(u32, u32)>, Vec<u32>, Vec<bool>);
 
     fn walk(pre: &Prefilter, views: &[Vec<u8>]) -> Vec<Seen> {
-        let mut found: [Found; LANES] = Default::default();
+        let mut found = Walk::default();
         let mut seen = vec![None; views.len()];
         let hays = views.iter().enumerate().map(|(i, v)| (i as u32, &v[..]));
         pre.walk_all(hays, &mut found, |i, f, n| {
@@ -466,5 +535,37 @@ mod tests {
         assert!(!whole);
         assert_eq!(occurrences.len(), 4, "key and three curls");
         assert_eq!(rules, &[0, 1]);
+    }
+
+    #[test]
+    fn a_long_view_walked_in_pieces_finds_what_one_walk_does() {
+        let pre = prefilter();
+        // Literals everywhere, also across the borders of the pieces.
+        let mut view = Vec::new();
+        let mut k = 0usize;
+        while view.len() < 3 * SPLIT + 7 {
+            let word: &[u8] = [&b"curl "[..], b"key", b"tok", b"en ", b"se", b"nd ", b"x"][k % 7];
+            view.extend_from_slice(word);
+            k += 1;
+        }
+        let mut one = Found::default();
+        pre.begin(&mut one, view.len());
+        pre.dfa.walk_from(pre.dfa.start(), &view, |state, end| {
+            pre.record(&mut one, state, end);
+        });
+        let mut walk = Walk::default();
+        pre.walk_long(&view, &mut walk.pieces, &mut walk.long);
+        let ends = |f: &Found| {
+            f.occurrences
+                .iter()
+                .map(|o| (o.lit, o.end))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ends(&walk.long), ends(&one));
+        assert!(ends(&one).len() > 1000);
+        let mut groups = walk.long.any_groups.clone();
+        groups.sort_unstable();
+        assert_eq!(groups.len(), 2);
+        assert_eq!(walk.long.groups.0, one.groups.0);
     }
 }
