@@ -15,6 +15,9 @@ use aho_corasick::{Anchored, MatchKind, StartKind};
 
 use crate::{Error, Result};
 
+/// Haystacks [`Dfa::walk_lanes`] walks at once.
+pub const LANES: usize = 8;
+
 /// Transition table rows, `stride` entries per state.
 #[derive(Debug)]
 enum Table {
@@ -168,34 +171,92 @@ impl Dfa {
         &self.lits[self.ends[state] as usize..self.ends[state + 1] as usize]
     }
 
-    /// Walk `hay`, calling `on_match(state, end)` for each position `end` (exclusive) where a
-    /// match state is reached.
+    /// The state a walk begins in.
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// Walk `hay` from `state`, calling `on_match(state, end)` for each position `end` (exclusive)
+    /// where a match state is reached; the state after the last byte.
     #[inline]
-    pub fn walk(&self, hay: &[u8], on_match: impl FnMut(usize, usize)) {
+    pub fn walk_from(&self, state: usize, hay: &[u8], on_match: impl FnMut(usize, usize)) -> usize {
         match &self.table {
-            Table::Narrow(t) => self.run(t, hay, on_match),
-            Table::Wide(t) => self.run(t, hay, on_match),
+            Table::Narrow(t) => self.run(t, state, hay, on_match),
+            Table::Wide(t) => self.run(t, state, hay, on_match),
         }
+    }
+
+    /// Walk `hay` from the start, calling `on_match(state, end)` for each position `end`
+    /// (exclusive) where a match state is reached.
+    #[cfg(test)]
+    pub fn walk(&self, hay: &[u8], on_match: impl FnMut(usize, usize)) {
+        self.walk_from(self.start, hay, on_match);
+    }
+
+    /// [`Dfa::walk_from`] over [`LANES`] haystacks of one length at once, interleaved byte by byte:
+    /// a walk is a chain of dependent table loads, and the lanes' loads overlap in the memory system.
+    /// `on_match(lane, state, end)`.
+    #[inline]
+    pub fn walk_lanes(
+        &self,
+        states: &mut [usize; LANES],
+        hays: [&[u8]; LANES],
+        on_match: impl FnMut(usize, usize, usize),
+    ) {
+        match &self.table {
+            Table::Narrow(t) => self.run_lanes(t, states, hays, on_match),
+            Table::Wide(t) => self.run_lanes(t, states, hays, on_match),
+        }
+    }
+
+    #[inline(always)]
+    fn step<T: Copy + Into<u32>>(&self, table: &[T], s: usize, b: u8) -> usize {
+        let class = self.classes[b as usize] as usize;
+        table
+            .get(s * self.stride + class)
+            .map_or(self.start, |&t| t.into() as usize)
     }
 
     #[inline(always)]
     fn run<T: Copy + Into<u32>>(
         &self,
         table: &[T],
+        mut s: usize,
         hay: &[u8],
         mut on_match: impl FnMut(usize, usize),
-    ) {
-        let stride = self.stride;
-        let mut s = self.start;
+    ) -> usize {
         for (pos, &b) in hay.iter().enumerate() {
-            let class = self.classes[b as usize] as usize;
-            s = table
-                .get(s * stride + class)
-                .map_or(self.start, |&t| t.into() as usize);
+            s = self.step(table, s, b);
             if s < self.matches {
                 on_match(s, pos + 1);
             }
         }
+        s
+    }
+
+    #[inline(always)]
+    fn run_lanes<T: Copy + Into<u32>>(
+        &self,
+        table: &[T],
+        states: &mut [usize; LANES],
+        hays: [&[u8]; LANES],
+        mut on_match: impl FnMut(usize, usize, usize),
+    ) {
+        let len = hays.iter().map(|h| h.len()).min().unwrap_or(0);
+        let mut s = *states;
+        // One position of every lane per step: indexes, not one iterator per lane.
+        #[allow(clippy::needless_range_loop)]
+        for pos in 0..len {
+            for lane in 0..LANES {
+                s[lane] = self.step(table, s[lane], hays[lane][pos]);
+            }
+            for (lane, &state) in s.iter().enumerate() {
+                if state < self.matches {
+                    on_match(lane, state, pos + 1);
+                }
+            }
+        }
+        *states = s;
     }
 }
 

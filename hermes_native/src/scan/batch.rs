@@ -1,7 +1,8 @@
 //! The scan of a batch of texts, in stages that each keep one working set in the CPU cache:
 //! 1. per text: the Unicode rules and decoders (which scan decoded text one level deeper), and the
 //!    views, appended to one buffer per view kind;
-//! 2. per prefilter: its automaton walks every text's view and plans the rules to run ([`Plan`]);
+//! 2. per prefilter: its automaton walks every text's view (several views at once) and plans the
+//!    rules to run ([`Plan`]);
 //! 3. per rule: its regex runs on every text that needs it;
 //! 4. per text: view offsets are mapped back to code points (building the words, squeeze and uni
 //!    offset maps only for a text where one of their rules fired).
@@ -12,7 +13,7 @@ use std::ops::Range;
 
 use super::matcher::{Engines, Plan, ViewHit};
 use super::normalize::{self, View};
-use super::prefilter::{Found, Prefilter};
+use super::prefilter::{Prefilter, Walk};
 use super::table::{Table, ViewKind};
 use super::{decode, unicode, words, Hit, Scratch};
 
@@ -43,7 +44,7 @@ pub struct Batch {
     squeeze: Vec<u8>,
     uni: Vec<u8>,
     words_scratch: words::Scratch,
-    found: Found,
+    found: Walk,
     plan: Plan,
     /// Rule matches: text index and match in view coordinates.
     view_hits: Vec<(u32, ViewHit)>,
@@ -229,14 +230,11 @@ fn plan<S: AsRef<str>>(texts: &[S], table: &'static Table, b: &mut Batch) {
     let mut found = std::mem::take(&mut b.found);
     let mut plan = std::mem::take(&mut b.plan);
     for (pre, kind, applies) in passes {
-        for (i, text) in texts.iter().enumerate() {
-            if !applies(&b.views[i]) {
-                continue;
-            }
-            let hay = b.view(i, text.as_ref(), kind);
-            pre.walk(hay, &mut found);
-            plan.add(pre, &found, hay.len(), i as u32);
-        }
+        let hays = texts.iter().enumerate().filter_map(|(i, text)| {
+            let hay = applies(&b.views[i]).then(|| b.view(i, text.as_ref(), kind))?;
+            Some((i as u32, hay))
+        });
+        pre.walk_all(hays, &mut found, |i, found, n| plan.add(pre, found, n, i));
     }
     b.found = found;
     b.plan = plan;

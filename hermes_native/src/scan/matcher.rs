@@ -3,7 +3,7 @@
 //! the occurrences of its `any` literals (merged where they overlap). Look-behind context (`\b`, `^`)
 //! is the whole view; the window end cuts the haystack. The Python reference does exactly the same
 //! (without the literals a pattern needs, which only skip regex runs that cannot match), so findings
-//! agree.
+//! agree. A view of at most [`SPAN`] bytes is one window.
 //!
 //! The work is planned first ([`Plan::add`], after each prefilter walk) and run afterwards
 //! ([`Plan::run`]), so that a batch runs rule by rule while that rule's automata are in the CPU cache.
@@ -68,6 +68,37 @@ fn merge(wins: &mut Vec<(usize, usize)>, first: usize) {
     wins.truncate(kept);
 }
 
+/// Reorder `items` so that the items of each rule (of `rules`) come together, in rule order, each
+/// rule's in their order: a counting sort, linear in the number of items (a large text has millions
+/// of literal occurrences).
+fn group_by_rule<T: Copy>(
+    items: &mut Vec<T>,
+    rule: impl Fn(&T) -> u32,
+    rules: usize,
+    counts: &mut Vec<usize>,
+) {
+    if items.len() < 64 {
+        // Few items: a stable sort is as fast, with no pass over every rule.
+        items.sort_by_key(|x| rule(x));
+        return;
+    }
+    counts.clear();
+    counts.resize(rules + 1, 0);
+    for x in items.iter() {
+        counts[rule(x) as usize + 1] += 1;
+    }
+    for r in 1..counts.len() {
+        counts[r] += counts[r - 1];
+    }
+    let mut sorted = items.clone();
+    for x in items.iter() {
+        let slot = &mut counts[rule(x) as usize];
+        sorted[*slot] = *x;
+        *slot += 1;
+    }
+    *items = sorted;
+}
+
 /// A rule match in view coordinates (of the rule's view).
 #[derive(Debug, Clone, Copy)]
 pub struct ViewHit {
@@ -119,7 +150,11 @@ pub struct Task {
 pub struct Plan {
     wins: Vec<(u32, u32, u32)>,
     rule_starts: Vec<(u32, u32)>,
+    /// Whether `rule_starts` holds the starts of the view being planned.
+    starts_ready: bool,
     pub tasks: Vec<Task>,
+    /// Scratch space of [`group_by_rule`].
+    counts: Vec<usize>,
     windows: Vec<(usize, usize)>,
     starts: Vec<usize>,
 }
@@ -135,25 +170,32 @@ impl Plan {
     /// of `n` bytes of text `text`): windows around their `any` literals, and the possible starts of
     /// their matches.
     pub fn add(&mut self, pre: &Prefilter, found: &Found, n: usize, text: u32) {
-        if found.occurrences.is_empty() {
+        self.starts_ready = false;
+        if found.whole {
+            // Every window is the whole view: the rules whose `any` group holds.
+            for &g in &found.any_groups {
+                for &rule in pre.any_rules[g as usize].iter() {
+                    let first = self.windows.len();
+                    self.windows.push((0, n));
+                    self.task(pre, found, rule, text, first);
+                }
+            }
             return;
         }
         // The uni view holds multi-byte UTF-8, so byte windows would not match the reference's
-        // character windows: its rules run over the whole view.
-        let span = if pre.whole_view { n } else { SPAN };
+        // character windows: its rules run over the whole view (`found.whole`).
         self.wins.clear();
         for occ in &found.occurrences {
             let end = occ.end as usize;
             let start = end - pre.len_of(occ.lit);
-            let ws = start.saturating_sub(span) as u32;
-            let we = end.saturating_add(span).min(n) as u32;
+            let ws = start.saturating_sub(SPAN) as u32;
+            let we = end.saturating_add(SPAN).min(n) as u32;
             for &rule in pre.any_of[occ.lit as usize].iter() {
                 self.wins.push((rule, ws, we));
             }
         }
-        self.wins.sort_unstable();
-        // The possible match starts of every anchored rule, sorted by rule, built once one is needed.
-        let mut starts_sorted = false;
+        let rules = pre.conds.len();
+        group_by_rule(&mut self.wins, |w| w.0, rules, &mut self.counts);
         let mut i = 0;
         while i < self.wins.len() {
             let rule = self.wins[i].0;
@@ -161,41 +203,68 @@ impl Plan {
             while j < self.wins.len() && self.wins[j].0 == rule {
                 j += 1;
             }
-            let holds = pre.conds[rule as usize]
-                .as_ref()
-                .is_some_and(|c| c.holds(found));
-            if holds {
-                let first = self.windows.len();
-                self.windows.extend(
-                    self.wins[i..j]
-                        .iter()
-                        .map(|&(_, s, e)| (s as usize, e as usize)),
-                );
-                merge(&mut self.windows, first);
-                let starts = if pre.anchored[rule as usize] {
-                    if !starts_sorted {
-                        self.rule_starts(pre, found);
-                        starts_sorted = true;
-                    }
-                    let from = self.rule_starts.partition_point(|&(r, _)| r < rule);
-                    let to = self.rule_starts.partition_point(|&(r, _)| r <= rule);
-                    let first = self.starts.len();
-                    let positions = self.rule_starts[from..to].iter();
-                    self.starts.extend(positions.map(|&(_, p)| p as usize));
-                    Some(first..self.starts.len())
-                } else {
-                    None
-                };
-                self.tasks.push(Task {
-                    rule,
-                    text,
-                    windows: first..self.windows.len(),
-                    line_start: starts.is_none() && pre.line_start[rule as usize],
-                    starts,
-                });
-            }
+            let first = self.windows.len();
+            self.windows.extend(
+                self.wins[i..j]
+                    .iter()
+                    .map(|&(_, s, e)| (s as usize, e as usize)),
+            );
+            merge(&mut self.windows, first);
+            self.task(pre, found, rule, text, first);
             i = j;
         }
+    }
+
+    /// Plan `rule` on `text` in the windows `self.windows[first..]` when its condition holds (drops
+    /// the windows otherwise).
+    fn task(&mut self, pre: &Prefilter, found: &Found, rule: u32, text: u32, first: usize) {
+        let holds = pre.conds[rule as usize]
+            .as_ref()
+            .is_some_and(|c| c.holds(found));
+        if !holds {
+            self.windows.truncate(first);
+            return;
+        }
+        let starts = if pre.anchored[rule as usize] && found.whole {
+            // Few occurrences (start literals of a short view): this rule's, sorted, no repeats.
+            let at = self.starts.len();
+            for occ in &found.occurrences {
+                if pre.start_of[occ.lit as usize].contains(&rule) {
+                    self.starts.push(occ.end as usize - pre.len_of(occ.lit));
+                }
+            }
+            self.starts[at..].sort_unstable();
+            let mut kept = at;
+            for k in at..self.starts.len() {
+                if kept == at || self.starts[k] != self.starts[kept - 1] {
+                    self.starts[kept] = self.starts[k];
+                    kept += 1;
+                }
+            }
+            self.starts.truncate(kept);
+            Some(at..kept)
+        } else if pre.anchored[rule as usize] {
+            // The possible match starts of every anchored rule, sorted by rule, built once needed.
+            if !self.starts_ready {
+                self.rule_starts(pre, found);
+                self.starts_ready = true;
+            }
+            let from = self.rule_starts.partition_point(|&(r, _)| r < rule);
+            let to = self.rule_starts.partition_point(|&(r, _)| r <= rule);
+            let at = self.starts.len();
+            let positions = self.rule_starts[from..to].iter();
+            self.starts.extend(positions.map(|&(_, p)| p as usize));
+            Some(at..self.starts.len())
+        } else {
+            None
+        };
+        self.tasks.push(Task {
+            rule,
+            text,
+            windows: first..self.windows.len(),
+            line_start: starts.is_none() && pre.line_start[rule as usize],
+            starts,
+        });
     }
 
     /// Every (rule, position) where a start literal of the rule occurs in `found`, sorted, no repeats.
@@ -206,7 +275,20 @@ impl Plan {
             let rules = pre.start_of[occ.lit as usize].iter();
             self.rule_starts.extend(rules.map(|&rule| (rule, start)));
         }
-        self.rule_starts.sort_unstable();
+        group_by_rule(
+            &mut self.rule_starts,
+            |s| s.0,
+            pre.conds.len(),
+            &mut self.counts,
+        );
+        let mut from = 0;
+        while from < self.rule_starts.len() {
+            let rule = self.rule_starts[from].0;
+            let to = from + self.rule_starts[from..].partition_point(|s| s.0 == rule);
+            // In order of their end already: nearly sorted.
+            self.rule_starts[from..to].sort_unstable();
+            from = to;
+        }
         self.rule_starts.dedup();
     }
 

@@ -72,11 +72,12 @@ const UNKNOWN: Literals = Literals {
 };
 
 /// Start literals may be more common than needed literals: an occurrence costs one short anchored
-/// search, not a search of the whole window. Three bytes besides spaces, or punctuation that is rare
-/// in prose.
+/// search, not a search of the whole window (a window with many occurrences is searched instead). Two
+/// bytes besides spaces (`sk` of `\bsk-...`, `hi` of `\bhi (?:ai|bot)`: most occurrences end the
+/// search at once), or punctuation that is rare in prose.
 fn usable_start(lit: &[u8]) -> bool {
     rare(lit)
-        || lit.iter().filter(|&&b| b != b' ').count() >= 3
+        || lit.iter().filter(|&&b| b != b' ').count() >= 2
         || lit.iter().all(|b| b"<>[]{}|$`~^\\@#%&*=+_".contains(b))
 }
 
@@ -458,7 +459,12 @@ mod tests {
             "may begin with a space"
         );
         assert_eq!(starts(r"[a-z]+@example"), None);
-        assert_eq!(starts(r"(?:abcd|a)e"), None, "ae is too short");
+        assert_eq!(starts(r"(?:abcd|a)?e"), None, "e is too short");
+        assert_eq!(
+            starts(r"\bSK[0-9a-f]{32}"),
+            Some(vec![b"sk".to_vec()]),
+            "two bytes are probed"
+        );
         assert_eq!(
             starts(r"(?:abcd|abc)e"),
             Some(vec![b"abcde".to_vec(), b"abce".to_vec()])
