@@ -22,6 +22,10 @@ MIN_SPACED = 16
 """Fewest characters in a letter-spaced run worth joining."""
 MIN_JOINS = 2
 """Fewest ``+`` joins that make glued string literals worth reading as one text."""
+JOIN_GAP = 64
+"""Most characters between two joins of one cluster (on one line)."""
+JOIN_CONTEXT = 200
+"""Characters of the line kept either side of a cluster when it is read again."""
 
 
 def _printable_ascii(data: bytes) -> bool:
@@ -114,8 +118,9 @@ def _spaced_runs(text: str) -> list[tuple[int, int, str]]:
 
 def encoded_payloads(raw: View) -> list[Payload]:
     """Every base64 run of the raw view that decodes to text, every percent-encoded run with
-    enough escapes, every letter-spaced run, and the whole text with its glued string literals
-    joined (``'ht'+'tps://'``, reported from the first join to the last)."""
+    enough escapes, every letter-spaced run, and each cluster of string literals glued with ``+``
+    (``'ht'+'tps://'``) joined, with some of its line around it (reported from the first join to
+    the last)."""
     text = raw.text
     out: list[Payload] = []
     for m in _BASE64_RUN.finditer(text):
@@ -132,9 +137,34 @@ def encoded_payloads(raw: View) -> list[Payload]:
         out.append((start, end, "obfuscation.letter_spaced", joined))
     if "+" in text:
         joins = [m.span() for m in _JOIN.finditer(text)]
-        if len(joins) >= MIN_JOINS:
-            glued = "".join(
-                text[a:b] for a, b in zip([0] + [e for _, e in joins], [s for s, _ in joins] + [len(text)], strict=True)
-            )
-            out.append((joins[0][0], joins[-1][1], "obfuscation.string_concat", glued))
+        for lo, hi, cluster in _concat_regions(text, joins):
+            cuts = [lo] + [i for span in cluster for i in span] + [hi]
+            glued = "".join(text[cuts[i] : cuts[i + 1]] for i in range(0, len(cuts), 2))
+            out.append((cluster[0][0], cluster[-1][1], "obfuscation.string_concat", glued))
+    return out
+
+
+def _concat_regions(
+    text: str, joins: list[tuple[int, int]]
+) -> list[tuple[int, int, list[tuple[int, int]]]]:
+    """Clusters of MIN_JOINS or more joins, each on one line with at most JOIN_GAP characters
+    between neighbours, and the region read again for each: the cluster plus JOIN_CONTEXT
+    characters of its line either side. Bounded so that a long text pays only for its glued
+    parts."""
+    out: list[tuple[int, int, list[tuple[int, int]]]] = []
+    first = 0
+    for k in range(1, len(joins) + 1):
+        if k < len(joins):
+            prev_end, next_start = joins[k - 1][1], joins[k][0]
+            if next_start - prev_end <= JOIN_GAP and "\n" not in text[prev_end:next_start]:
+                continue
+        if k - first >= MIN_JOINS:
+            s, e = joins[first][0], joins[k - 1][1]
+            line_start = text.rfind("\n", 0, s) + 1
+            line_end = text.find("\n", e)
+            if line_end < 0:
+                line_end = len(text)
+            lo, hi = max(line_start, s - JOIN_CONTEXT), min(line_end, e + JOIN_CONTEXT)
+            out.append((lo, hi, joins[first:k]))
+        first = k
     return out

@@ -225,7 +225,7 @@ fn spaced_runs(hay: &[u8]) -> Vec<(usize, usize, String)> {
 
 /// String literals glued with `+` (`'ht' + 'tps://'`): the joins (a quote, spaces, `+`, spaces and
 /// the same quote) as `[start, end)`, leftmost first and not overlapping.
-fn concat_joins(hay: &[u8]) -> Vec<(usize, usize)> {
+fn concat_joins(hay: &[u8]) -> Vec<Span> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < hay.len() {
@@ -252,8 +252,48 @@ fn concat_joins(hay: &[u8]) -> Vec<(usize, usize)> {
     out
 }
 
+/// A `[start, end)` byte range of the raw view.
+type Span = (usize, usize);
+
 /// Fewest joins that make glued string literals worth reading as one text.
 const MIN_JOINS: usize = 2;
+/// Most bytes between two joins of one cluster (on one line).
+const JOIN_GAP: usize = 64;
+/// Bytes of the line kept either side of a cluster when it is read again.
+const JOIN_CONTEXT: usize = 200;
+
+/// Clusters of [`MIN_JOINS`] or more joins, each on one line with at most [`JOIN_GAP`] bytes between
+/// neighbours, and the region read again for each: the cluster plus [`JOIN_CONTEXT`] bytes of its line
+/// either side, as `(start, end, joins)`. Bounded so that a long text pays only for its glued parts.
+fn concat_regions<'j>(hay: &[u8], joins: &'j [Span]) -> Vec<(usize, usize, &'j [Span])> {
+    let mut out = Vec::new();
+    let mut first = 0;
+    for k in 1..=joins.len() {
+        let split = k == joins.len() || {
+            let (prev_end, next_start) = (joins[k - 1].1, joins[k].0);
+            next_start - prev_end > JOIN_GAP || hay[prev_end..next_start].contains(&b'\n')
+        };
+        if !split {
+            continue;
+        }
+        if k - first >= MIN_JOINS {
+            let (s, e) = (joins[first].0, joins[k - 1].1);
+            let line_start = hay[..s]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            let line_end = hay[e..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(hay.len(), |i| e + i);
+            let lo = line_start.max(s.saturating_sub(JOIN_CONTEXT));
+            let hi = line_end.min(e + JOIN_CONTEXT);
+            out.push((lo, hi, &joins[first..k]));
+        }
+        first = k;
+    }
+    out
+}
 
 /// Base64, percent-encoded, letter-spaced and `+`-glued runs in the raw view whose decoded text
 /// triggers rules.
@@ -311,15 +351,15 @@ pub fn base64_findings(
     }
     if raw.text.contains(&b'+') {
         let joins = concat_joins(raw.text);
-        if joins.len() >= MIN_JOINS {
-            let mut glued = Vec::with_capacity(raw.text.len());
-            let mut at = 0;
-            for &(s, e) in &joins {
+        for (lo, hi, cluster) in concat_regions(raw.text, &joins) {
+            let mut glued = Vec::with_capacity(hi - lo);
+            let mut at = lo;
+            for &(s, e) in cluster {
                 glued.extend_from_slice(&raw.text[at..s]);
                 at = e;
             }
-            glued.extend_from_slice(&raw.text[at..]);
-            let (start, end) = raw.span(joins[0].0, joins[joins.len() - 1].1);
+            glued.extend_from_slice(&raw.text[at..hi]);
+            let (start, end) = raw.span(cluster[0].0, cluster[cluster.len() - 1].1);
             // the raw view is one byte per code point, ASCII or SUB: valid UTF-8
             if let Ok(glued) = String::from_utf8(glued) {
                 report(
@@ -438,6 +478,18 @@ mod tests {
             concat_joins(b"u='ht'+'tps' + 'x' \"a\"+'b'"),
             vec![(5, 8), (11, 16)]
         );
+    }
+
+    #[test]
+    fn concat_regions_stay_on_one_line_and_near_their_joins() {
+        let hay = b"x\nu='a'+'b'+'c'; v='d'\nw='e'+'f'";
+        let joins = concat_joins(hay);
+        assert_eq!(joins.len(), 3);
+        let regions = concat_regions(hay, &joins);
+        // the join on the last line is alone: not a cluster
+        assert_eq!(regions.len(), 1);
+        assert_eq!((regions[0].0, regions[0].1), (2, 22));
+        assert_eq!(regions[0].2.len(), 2);
     }
 
     #[test]
