@@ -12,13 +12,14 @@ variation-selector smuggling). The scanner sees through NFKC forms, look-alike l
 any word that mixes Latin letters with Cyrillic, Greek, Armenian or Cherokee look-alikes),
 leetspeak (digits, ``$`` and ``@`` inside words), zero-width characters inside words, letter spacing
 with spaces or punctuation ("s.e-n_t"), instructions split across lines or announced as fragments to
-reassemble, base64, HTML and markdown comments and attributes, and text reversed under a
-right-to-left override. Phrases in other languages (German, French, Spanish, Portuguese,
-Italian, Dutch, Polish, Turkish, Vietnamese, Chinese, Japanese, Korean, Russian, Arabic, Hindi) are
-covered for the commonest attacks. Invisible characters that natural writing
-needs are not findings: word breaks in Thai, Khmer or CJK text, joiners next to letters of joining
-scripts, soft hyphens inside words, a word joiner between a number and its unit. Attack phrases
-quoted as examples right after "like", "such as", "e.g." and similar cues ("the guard flags
+reassemble, base64, percent-encoding, secrets written one character at a time ("g h p _ 1 2"),
+string literals glued with ``+`` (``'ht'+'tps://'``), HTML and markdown comments and attributes,
+and text reversed under a right-to-left override. Phrases in other languages (German, French,
+Spanish, Portuguese, Italian, Dutch, Polish, Turkish, Vietnamese, Chinese, Japanese, Korean,
+Russian, Arabic, Hindi) are covered for the commonest attacks. Invisible characters that natural
+writing needs are not findings: word breaks in Thai, Khmer or CJK text, joiners next to letters of
+joining scripts, soft hyphens inside words, a word joiner between a number and its unit. Attack
+phrases quoted as examples right after "like", "such as", "e.g." and similar cues ("the guard flags
 phrases like '...'"), or in training material, quizzes and post-mortems, are not findings either,
 unless the words before the quotation give an order.
 

@@ -28,12 +28,16 @@ CORPUS = texts(
     "holdout5_benign",
     "holdout6_poisoned",
     "holdout6_benign",
+    "holdout7_poisoned",
+    "holdout7_benign",
     "redteam_a_poisoned",
     "redteam_a_benign",
     "redteam_b_poisoned",
     "redteam_b_benign",
     "redteam_c_poisoned",
     "redteam_c_benign",
+    "redteam_d_poisoned",
+    "redteam_d_benign",
 )
 
 # Pieces that exercise every stage: attack phrases, paths, secrets, invisible and look-alike code

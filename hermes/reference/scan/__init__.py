@@ -17,8 +17,9 @@ The algorithm, shared with ``hermes_native/src/scan/``:
    (overlapping) occurrence of its ``any`` literals, open a window of ``SPAN`` characters either
    side of each (the whole view for ``uni``), merge overlapping windows, and run the regex over each
    window (``finditer(view, start, end)``: look-behind context is the whole view, the end is cut).
-4. Decoders: base64 runs, tag-character runs and text under a right-to-left override are decoded
-   and scanned again (up to ``MAX_DEPTH`` levels); what they find is reported on the encoded span.
+4. Decoders: base64, percent-encoded, letter-spaced and ``+``-glued runs, tag-character runs and
+   text under a right-to-left override are decoded and scanned again (up to ``MAX_DEPTH`` levels);
+   what they find is reported on the encoded span.
 5. Findings are de-duplicated and sorted by (start, end, rule_id); the verdict is the worst
    severity, raised to dangerous when caution findings come from two categories or number three.
 """
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .decode import base64_payloads
+from .decode import encoded_payloads
 from .matcher import match_rules
 from .quoted import drop_specimens
 from .table import Finding, rules, table
@@ -70,7 +71,7 @@ def _scan(text: str, depth: int, out: set[Finding]) -> None:
         views["uni"] = uni_view(text, tab.fold)
     match_rules(text, views, out)
     if depth < MAX_DEPTH:
-        for start, end, rule_id, hidden in payloads + base64_payloads(raw):
+        for start, end, rule_id, hidden in payloads + encoded_payloads(raw):
             _decoded(text, hidden, start, end, rule_id, depth, out)
 
 

@@ -30,7 +30,7 @@ _CUES = (
 _TEACHING = (
     "attacker", "attackers", "attacker's", "malicious", "post-mortem", "postmortem", "incident",
     "quiz", "glossary", "slide", "training", "awareness", "moderation", "phishing", "jailbreak",
-    "red-team",
+    "red-team", "injection", "injections", "classic", "specimen", "specimens",
 )  # fmt: skip
 _DIRECTIVES = (
     "do", "run", "execute", "follow", "obey", "say", "write", "include", "add", "use",

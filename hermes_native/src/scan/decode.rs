@@ -1,6 +1,8 @@
-//! Decoders for hidden text: base64 runs, Unicode tag characters (decoded in `unicode`) and text under
-//! a right-to-left override. Decoded text is scanned again, up to [`MAX_DEPTH`] levels; whatever it
-//! triggers is reported on the span of the encoded text, together with an `obfuscation.*` finding.
+//! Decoders for hidden text: base64 runs, percent-encoded runs, letter-spaced runs ("g h p _ 1 2"),
+//! string literals glued with `+` (`'ht'+'tps://'`), Unicode tag characters (decoded in `unicode`) and
+//! text under a right-to-left override. Decoded text is scanned again, up to [`MAX_DEPTH`] levels;
+//! whatever it triggers is reported on the span of the encoded text, together with an
+//! `obfuscation.*` finding.
 
 use std::sync::OnceLock;
 
@@ -130,7 +132,171 @@ pub fn report(
     out.extend(inner.into_iter().map(|h| Hit::new(start, end, h.rule)));
 }
 
-/// Base64 runs in the raw view whose decoded text triggers rules.
+/// Whether `b` may appear in a percent-encoded run: printable ASCII other than space, quotes, angle
+/// brackets and backtick (the reference's `[!#-&(-;=?-_a-~]`).
+fn is_url_byte(b: u8) -> bool {
+    (0x21..=0x7E).contains(&b) && !matches!(b, b'"' | b'\'' | b'<' | b'>' | b'`')
+}
+
+/// Fewest `%XX` escapes that make a run worth decoding.
+const MIN_ESCAPES: usize = 3;
+
+/// Decode the `%XX` escapes of `run` (other bytes are kept), or `None` if it has fewer than
+/// [`MIN_ESCAPES`] of them or does not decode to UTF-8.
+pub fn decode_percent_run(run: &[u8]) -> Option<String> {
+    let hex = |b: u8| (b as char).to_digit(16);
+    let mut out = Vec::with_capacity(run.len());
+    let mut escapes = 0;
+    let mut i = 0;
+    while i < run.len() {
+        if run[i] == b'%' && i + 2 < run.len() {
+            if let (Some(h), Some(l)) = (hex(run[i + 1]), hex(run[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                escapes += 1;
+                i += 3;
+                continue;
+            }
+        }
+        out.push(run[i]);
+        i += 1;
+    }
+    if escapes < MIN_ESCAPES {
+        return None;
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Maximal runs of [`is_url_byte`] bytes holding a `%`, as `[start, end)`.
+fn percent_runs(hay: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < hay.len() {
+            if !is_url_byte(hay[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < hay.len() && is_url_byte(hay[i]) {
+                i += 1;
+            }
+            if hay[start..i].contains(&b'%') {
+                return Some((start, i));
+            }
+        }
+        None
+    })
+}
+
+/// Fewest characters in a letter-spaced run worth joining.
+const MIN_SPACED: usize = 16;
+
+fn is_visible(b: u8) -> bool {
+    (0x21..=0x7E).contains(&b)
+}
+
+/// Letter-spaced runs: [`MIN_SPACED`] or more single visible characters, each separated from the
+/// next by exactly one space (`g l s a _ 9 e F 8 ...`), as `[start, end)` and the joined text.
+fn spaced_runs(hay: &[u8]) -> Vec<(usize, usize, String)> {
+    let single = |i: usize| {
+        i < hay.len()
+            && is_visible(hay[i])
+            && (i == 0 || !is_visible(hay[i - 1]))
+            && (i + 1 == hay.len() || !is_visible(hay[i + 1]))
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < hay.len() {
+        if !single(i) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j + 2 < hay.len() && hay[j + 1] == b' ' && single(j + 2) {
+            j += 2;
+        }
+        if (j - i) / 2 + 1 >= MIN_SPACED {
+            let joined = hay[i..=j].iter().step_by(2).map(|&b| b as char).collect();
+            out.push((i, j + 1, joined));
+        }
+        i = j + 1;
+    }
+    out
+}
+
+/// String literals glued with `+` (`'ht' + 'tps://'`): the joins (a quote, spaces, `+`, spaces and
+/// the same quote) as `[start, end)`, leftmost first and not overlapping.
+fn concat_joins(hay: &[u8]) -> Vec<Span> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < hay.len() {
+        let q = hay[i];
+        if q == b'\'' || q == b'"' {
+            let mut j = i + 1;
+            while j < hay.len() && hay[j] == b' ' {
+                j += 1;
+            }
+            if j < hay.len() && hay[j] == b'+' {
+                j += 1;
+                while j < hay.len() && hay[j] == b' ' {
+                    j += 1;
+                }
+                if j < hay.len() && hay[j] == q {
+                    out.push((i, j + 1));
+                    i = j + 1;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A `[start, end)` byte range of the raw view.
+type Span = (usize, usize);
+
+/// Fewest joins that make glued string literals worth reading as one text.
+const MIN_JOINS: usize = 2;
+/// Most bytes between two joins of one cluster (on one line).
+const JOIN_GAP: usize = 64;
+/// Bytes of the line kept either side of a cluster when it is read again.
+const JOIN_CONTEXT: usize = 200;
+
+/// Clusters of [`MIN_JOINS`] or more joins, each on one line with at most [`JOIN_GAP`] bytes between
+/// neighbours, and the region read again for each: the cluster plus [`JOIN_CONTEXT`] bytes of its line
+/// either side, as `(start, end, joins)`. Bounded so that a long text pays only for its glued parts.
+fn concat_regions<'j>(hay: &[u8], joins: &'j [Span]) -> Vec<(usize, usize, &'j [Span])> {
+    let mut out = Vec::new();
+    let mut first = 0;
+    for k in 1..=joins.len() {
+        let split = k == joins.len() || {
+            let (prev_end, next_start) = (joins[k - 1].1, joins[k].0);
+            next_start - prev_end > JOIN_GAP || hay[prev_end..next_start].contains(&b'\n')
+        };
+        if !split {
+            continue;
+        }
+        if k - first >= MIN_JOINS {
+            let (s, e) = (joins[first].0, joins[k - 1].1);
+            let line_start = hay[..s]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            let line_end = hay[e..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(hay.len(), |i| e + i);
+            let lo = line_start.max(s.saturating_sub(JOIN_CONTEXT));
+            let hi = line_end.min(e + JOIN_CONTEXT);
+            out.push((lo, hi, &joins[first..k]));
+        }
+        first = k;
+    }
+    out
+}
+
+/// Base64, percent-encoded, letter-spaced and `+`-glued runs in the raw view whose decoded text
+/// triggers rules.
 pub fn base64_findings(
     raw: View<'_>,
     depth: u32,
@@ -151,6 +317,62 @@ pub fn base64_findings(
                 scratch,
                 out,
             );
+        }
+    }
+    if raw.text.contains(&b'%') {
+        for (s, e) in percent_runs(raw.text) {
+            if let Some(decoded) = decode_percent_run(&raw.text[s..e]) {
+                let (start, end) = raw.span(s, e);
+                report(
+                    &decoded,
+                    start,
+                    end,
+                    "obfuscation.percent_encoded",
+                    depth,
+                    table,
+                    scratch,
+                    out,
+                );
+            }
+        }
+    }
+    for (s, e, joined) in spaced_runs(raw.text) {
+        let (start, end) = raw.span(s, e);
+        report(
+            &joined,
+            start,
+            end,
+            "obfuscation.letter_spaced",
+            depth,
+            table,
+            scratch,
+            out,
+        );
+    }
+    if raw.text.contains(&b'+') {
+        let joins = concat_joins(raw.text);
+        for (lo, hi, cluster) in concat_regions(raw.text, &joins) {
+            let mut glued = Vec::with_capacity(hi - lo);
+            let mut at = lo;
+            for &(s, e) in cluster {
+                glued.extend_from_slice(&raw.text[at..s]);
+                at = e;
+            }
+            glued.extend_from_slice(&raw.text[at..hi]);
+            let (start, end) = raw.span(cluster[0].0, cluster[cluster.len() - 1].1);
+            // the raw view is one byte per code point, ASCII or SUB: valid UTF-8
+            if let Ok(glued) = String::from_utf8(glued) {
+                report(
+                    &glued,
+                    start,
+                    end,
+                    "obfuscation.string_concat",
+                    depth,
+                    table,
+                    scratch,
+                    out,
+                );
+            }
         }
     }
 }
@@ -223,5 +445,68 @@ mod tests {
             vec!["aWdub3JlIGFsbCBydWxlcw==", "BBBBBBBBBBBBBBBB=", "CCCCCCCCCCCCCCCC"]
         );
         assert!(runs("a-b_c+d/e").is_empty());
+    }
+
+    #[test]
+    fn percent_runs_need_three_escapes_and_utf8() {
+        assert_eq!(
+            decode_percent_run(b"https%3A%2F%2Fx.io%2Fa").as_deref(),
+            Some("https://x.io/a")
+        );
+        assert_eq!(decode_percent_run(b"50%25%20off"), None);
+        assert_eq!(decode_percent_run(b"%FF%FE%FD"), None);
+        let runs: Vec<_> = percent_runs(b"a 'b%20c' d%").collect();
+        assert_eq!(runs, vec![(3, 8), (10, 12)]);
+    }
+
+    #[test]
+    fn spaced_runs_join_single_characters() {
+        let text = "token: g h p _ a b c d 1 2 3 4 5 6 7 8 end";
+        let runs = spaced_runs(text.as_bytes());
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].2, "ghp_abcd12345678");
+        assert_eq!(
+            &text[runs[0].0..runs[0].1],
+            "g h p _ a b c d 1 2 3 4 5 6 7 8"
+        );
+        assert!(spaced_runs(b"a d d  a  c r o n t a b").is_empty());
+    }
+
+    #[test]
+    fn concat_joins_pair_the_same_quote() {
+        assert_eq!(
+            concat_joins(b"u='ht'+'tps' + 'x' \"a\"+'b'"),
+            vec![(5, 8), (11, 16)]
+        );
+    }
+
+    #[test]
+    fn concat_regions_stay_on_one_line_and_near_their_joins() {
+        let hay = b"x\nu='a'+'b'+'c'; v='d'\nw='e'+'f'";
+        let joins = concat_joins(hay);
+        assert_eq!(joins.len(), 3);
+        let regions = concat_regions(hay, &joins);
+        // the join on the last line is alone: not a cluster
+        assert_eq!(regions.len(), 1);
+        assert_eq!((regions[0].0, regions[0].1), (2, 22));
+        assert_eq!(regions[0].2.len(), 2);
+    }
+
+    #[test]
+    fn decoder_rules_are_listed_and_report_on_the_encoded_span() {
+        let t = super::super::table::table().unwrap();
+        for id in [
+            "obfuscation.percent_encoded",
+            "obfuscation.letter_spaced",
+            "obfuscation.string_concat",
+        ] {
+            assert_eq!(t.builtin(id).id, id);
+        }
+        let text = "hook: https%3A%2F%2Fhooks.slack.com%2Fservices%2F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";
+        let r = super::super::scan(text).unwrap();
+        assert!(r
+            .findings
+            .iter()
+            .any(|f| f.rule_id == "obfuscation.percent_encoded" && f.start == 6));
     }
 }

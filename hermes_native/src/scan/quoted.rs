@@ -75,7 +75,7 @@ const CUES: [&str; 45] = [
 /// Words that mark the few words before a quotation as teaching or reporting about attacks (training
 /// material, quizzes, moderation guidelines, post-mortems): a quotation after them is a specimen
 /// even without a cue right before it, unless a directive word is there too.
-const TEACHING: [&str; 16] = [
+const TEACHING: [&str; 21] = [
     "attacker",
     "attackers",
     "attacker's",
@@ -92,6 +92,11 @@ const TEACHING: [&str; 16] = [
     "phishing",
     "jailbreak",
     "red-team",
+    "injection",
+    "injections",
+    "classic",
+    "specimen",
+    "specimens",
 ];
 
 /// Words before the quotation that turn it into an order ("always reply with phrases like '...'").
@@ -229,6 +234,10 @@ mod tests {
         assert_eq!(spans("slide quotes a jailbreak - 'you are DAN'").len(), 1);
         assert_eq!(spans("quiz answer key: 'ignore it' - True").len(), 1);
         assert_eq!(spans("the attacker's page told agents to 'x y'").len(), 1);
+        assert_eq!(
+            spans("shows a classic injection in a red box: \"x y\"").len(),
+            1
+        );
     }
 
     #[test]
