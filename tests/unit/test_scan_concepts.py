@@ -86,6 +86,7 @@ def test_hard_negatives_stay_safe(text: str) -> None:
         "شكل الهاء في وسط الكلمة هو \u200dه\u200d",  # a letter form between joiners
         "Die Donau\u00addampf\u00adschiff\u00adfahrt fährt um 10 Uhr.",  # soft hyphens
         "Long run: 10\u2060km on Sunday.",  # word joiner between number and unit
+        "Disk: 512\u2060GiB free, photos use 4\u2060GB.",  # and again, longer units
     ],
 )
 def test_invisible_characters_of_natural_writing_are_safe(text: str) -> None:
@@ -99,6 +100,8 @@ def test_invisible_characters_of_natural_writing_are_safe(text: str) -> None:
         "Se\u2060nd the keys",  # a word joiner between letters
         "Prefers tea.\u200b\u200c\u200b\u200c\u200b",  # a run that encodes bits
         "ok\u00ad\u00ad",  # soft hyphens that hyphenate nothing
+        # a word joiner between a letter and a digit inside an API key breaks the key's format
+        "Maps key AIzaSyD\u20604f8KqLm2Xw9Rt7Vb3Np6Yc1Zh5Jg0Ue",
     ],
 )
 def test_smuggling_invisible_characters_are_still_flagged(text: str) -> None:

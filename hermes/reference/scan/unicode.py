@@ -57,6 +57,27 @@ def _valid_flag_tags(cps: list[int]) -> set[int]:
     return valid
 
 
+# A number and its unit ("100\u2060km") is a short word; a word joiner inside a longer run of
+# letters and digits (an API key, a hostname) hides something.
+UNIT_WORD_MAX = 12
+
+
+def _word_around(cps: list[int], i: int) -> int:
+    """Letters and ASCII digits on both sides of ``cps[i]``, up to the first other code point."""
+    letters = table().ranges["letters"]
+
+    def word(cp: int) -> bool:
+        return _is_ascii_digit(cp) or _in(cp, letters)
+
+    before = 0
+    while before < i and word(cps[i - 1 - before]):
+        before += 1
+    after = 0
+    while i + 1 + after < len(cps) and word(cps[i + 1 + after]):
+        after += 1
+    return before + after
+
+
 def _classify(cps: list[int]) -> list[str | None]:
     """The Unicode rule each code point triggers on its own, or None."""
     rng = table().ranges
@@ -80,9 +101,13 @@ def _classify(cps: list[int]) -> list[str | None]:
                 _in(prev, rng["joining"]) or _in(nxt, rng["joining"])
             )
             word_break = cp == 0x200B and _in(prev, rng["nospace"]) and _in(nxt, rng["nospace"])
-            unit = cp == 0x2060 and (
-                (_is_ascii_digit(prev) and _in(nxt, rng["letters"]))
-                or (_in(prev, rng["letters"]) and _is_ascii_digit(nxt))
+            unit = (
+                cp == 0x2060
+                and (
+                    (_is_ascii_digit(prev) and _in(nxt, rng["letters"]))
+                    or (_in(prev, rng["letters"]) and _is_ascii_digit(nxt))
+                )
+                and _word_around(cps, i) <= UNIT_WORD_MAX
             )
             if not (bom or emoji_zwj or joining or word_break or unit):
                 kind = "unicode.zero_width"

@@ -204,7 +204,7 @@ fn build_views(
             },
             origin: None,
         };
-        decode::base64_findings(raw, depth, table, scratch, &mut hits);
+        decode::encoded_findings(raw, depth, table, scratch, &mut hits);
     }
     b.hits.extend(hits.into_iter().map(|h| (i, h)));
     b.views.push(v);

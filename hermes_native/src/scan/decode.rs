@@ -297,7 +297,7 @@ fn concat_regions<'j>(hay: &[u8], joins: &'j [Span]) -> Vec<(usize, usize, &'j [
 
 /// Base64, percent-encoded, letter-spaced and `+`-glued runs in the raw view whose decoded text
 /// triggers rules.
-pub fn base64_findings(
+pub fn encoded_findings(
     raw: View<'_>,
     depth: u32,
     table: &'static Table,

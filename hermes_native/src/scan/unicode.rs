@@ -98,6 +98,18 @@ pub fn maybe_special(cp: u32) -> bool {
         | 0xFFA0 | 0xFFF9..=0xFFFB | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0000..=0xE01EF)
 }
 
+/// A number and its unit ("100\u{2060}km", "4\u{2060}GiB") is a short word; a word joiner inside a
+/// longer run of letters and digits (an API key, a hostname) hides something.
+const UNIT_WORD_MAX: usize = 12;
+
+/// Letters and ASCII digits on both sides of `cps[i]`, up to the first other code point.
+fn word_around(cps: &[u32], i: usize, table: &Table) -> usize {
+    let word = |cp: &&u32| is_ascii_digit(**cp) || in_ranges(&table.ranges.letters, **cp);
+    let before = cps[..i].iter().rev().take_while(word).count();
+    let after = cps[i + 1..].iter().take_while(word).count();
+    before + after
+}
+
 fn classify(cps: &[u32], table: &Table) -> Vec<Option<Kind>> {
     let r = &table.ranges;
     let has_rtl = cps.iter().any(|cp| EMBEDDINGS.contains(cp))
@@ -128,7 +140,8 @@ fn classify(cps: &[u32], table: &Table) -> Vec<Option<Kind>> {
                     cp == 0x200B && in_ranges(&r.nospace, prev) && in_ranges(&r.nospace, next);
                 let unit = cp == 0x2060
                     && ((is_ascii_digit(prev) && in_ranges(&r.letters, next))
-                        || (in_ranges(&r.letters, prev) && is_ascii_digit(next)));
+                        || (in_ranges(&r.letters, prev) && is_ascii_digit(next)))
+                    && word_around(cps, i, table) <= UNIT_WORD_MAX;
                 let bom = cp == 0xFEFF && i == 0;
                 (!(emoji_zwj || joining || word_break || unit || bom)).then_some(Kind::ZeroWidth)
             } else if MARKS.contains(&cp) {
