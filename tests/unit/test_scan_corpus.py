@@ -60,9 +60,7 @@ def test_holdout_figures(name: str) -> None:
     _report_and_check(name, f"{name}_", 0.85, 0.05)
 
 
-@pytest.mark.parametrize(
-    "name", ["redteam_a", "redteam_b", "redteam_c", "redteam_d", "redteam_e"]
-)
+@pytest.mark.parametrize("name", ["redteam_a", "redteam_b", "redteam_c", "redteam_d", "redteam_e"])
 def test_redteam_figures(name: str) -> None:
     """Red-team corpora written by other people (a, b, c: both halves, the second halves scored
     blind once; d and e: scored blind once as a whole; figures in tests/corpus/scan/README.md):

@@ -1,6 +1,6 @@
 """Encoded runs in the raw view, decoded when they hold text: base64 runs (ASCII or another script),
 percent-encoded runs, hex runs, ``\\uXXXX``-escaped runs, letter-spaced runs, string literals glued
-with ``+``, and the whole text read backwards or rot13-decoded when it says it is written so."""
+with ``+``, and each line read backwards or rot13-decoded when it says it is written so."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ _JOIN = re.compile(r"' *\+ *'|\" *\+ *\"", re.ASCII)
 _HEX_RUN = re.compile(r"[0-9A-Fa-f]{32,}", re.ASCII)
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})", re.ASCII)
 REVERSAL_MARKERS = ("backward", "revers", "right-to-left", "right to left", "flip")
-"""Words with which a text says it is written backwards ("read this backwards", "reverse to read")."""
+"""Words with which a line says it is written backwards ("read this backwards", "reverse it")."""
 ROT13_MARKERS = ("rot13", "rot-13", "rot 13")
 """Words with which a text says it is written in rot13."""
 MIN_UNICODE_ESCAPES = 3
@@ -111,16 +111,16 @@ def decode_hex_run(run: str) -> str | None:
         return None
 
 
-def announces_reversal(text: str) -> bool:
-    """Whether the text says it is written backwards (a cheap test before reading it reversed)."""
-    lower = text.lower()
-    return any(m in lower for m in REVERSAL_MARKERS)
-
-
-def announces_rot13(text: str) -> bool:
-    """Whether the text says it is written in rot13."""
-    lower = text.lower()
-    return any(m in lower for m in ROT13_MARKERS)
+def announced_lines(text: str, markers: tuple[str, ...]) -> list[tuple[int, int]]:
+    """The lines (start, end, without the line break) that name one of ``markers``."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for line in text.split("\n"):
+        lower = line.lower()
+        if line and any(m in lower for m in markers):
+            out.append((start, start + len(line)))
+        start += len(line) + 1
+    return out
 
 
 def decode_unicode_escapes(run: str) -> str | None:
@@ -168,9 +168,10 @@ def _spaced_runs(text: str) -> list[tuple[int, int, str]]:
 
 def encoded_payloads(raw: View) -> list[Payload]:
     """Every base64 run of the raw view that decodes to text, every percent-encoded run with
-    enough escapes, every hex run that decodes to text, every run with enough ``\\uXXXX`` escapes,
-    the whole text reversed or rot13-decoded when it says it is written so, every letter-spaced run, and each cluster of string literals glued with ``+``
-    (``'ht'+'tps://'``) joined, with some of its line around it (reported from the first join to
+    enough escapes, every hex run that decodes to text, every run with enough ``\\uXXXX``
+    escapes, each line reversed or rot13-decoded when it says it is written so, every
+    letter-spaced run, and each cluster of string literals glued with ``+`` (``'ht'+'tps://'``)
+    joined, with some of its line around it (reported from the first join to
     the last)."""
     text = raw.text
     out: list[Payload] = []
@@ -188,10 +189,10 @@ def encoded_payloads(raw: View) -> list[Payload]:
         decoded = decode_hex_run(m.group(0))
         if decoded is not None:
             out.append((m.start(), m.end(), "obfuscation.hex_payload", decoded))
-    if text and announces_reversal(text):
-        out.append((0, len(text), "obfuscation.announced_reversed", text[::-1]))
-    if announces_rot13(text):
-        out.append((0, len(text), "obfuscation.announced_rot13", text.translate(_ROT13)))
+    for start, end in announced_lines(text, REVERSAL_MARKERS):
+        out.append((start, end, "obfuscation.announced_reversed", text[start:end][::-1]))
+    for start, end in announced_lines(text, ROT13_MARKERS):
+        out.append((start, end, "obfuscation.announced_rot13", text[start:end].translate(_ROT13)))
     if "\\u" in text:
         for m in _URL_RUN.finditer(text):
             decoded = decode_unicode_escapes(m.group(0))

@@ -10,7 +10,8 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::{alphabet, Engine};
 
 use super::decode_text::{
-    announces_reversal, announces_rot13, decode_hex_run, hex_runs, rot13, unicode_escape_runs,
+    announced_lines, decode_hex_run, hex_runs, rot13, unicode_escape_runs, REVERSAL_MARKERS,
+    ROT13_MARKERS,
 };
 use super::normalize::View;
 use super::table::Table;
@@ -299,7 +300,7 @@ fn concat_regions<'j>(hay: &[u8], joins: &'j [Span]) -> Vec<(usize, usize, &'j [
 }
 
 /// Base64, percent-encoded, hex, `\u`-escaped, letter-spaced and `+`-glued runs in the raw view,
-/// and the whole text reversed or rot13-decoded when it says it is written so, whose decoded text
+/// and each line reversed or rot13-decoded when it says it is written so, whose decoded text
 /// triggers rules.
 pub fn encoded_findings(
     raw: View<'_>,
@@ -355,9 +356,9 @@ pub fn encoded_findings(
             );
         }
     }
-    if !raw.text.is_empty() && announces_reversal(raw.text) {
-        let reversed: Vec<u8> = raw.text.iter().rev().copied().collect();
-        let (start, end) = raw.span(0, raw.text.len());
+    for (s, e) in announced_lines(raw.text, &REVERSAL_MARKERS) {
+        let reversed: Vec<u8> = raw.text[s..e].iter().rev().copied().collect();
+        let (start, end) = raw.span(s, e);
         // the raw view is one byte per code point, ASCII or SUB: valid UTF-8
         if let Ok(reversed) = String::from_utf8(reversed) {
             report(
@@ -372,10 +373,10 @@ pub fn encoded_findings(
             );
         }
     }
-    if announces_rot13(raw.text) {
-        let (start, end) = raw.span(0, raw.text.len());
+    for (s, e) in announced_lines(raw.text, &ROT13_MARKERS) {
+        let (start, end) = raw.span(s, e);
         report(
-            &rot13(raw.text),
+            &rot13(&raw.text[s..e]),
             start,
             end,
             "obfuscation.announced_rot13",

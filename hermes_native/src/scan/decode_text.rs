@@ -1,7 +1,7 @@
 //! Decoders for text written another way: runs of hex digits, JSON/JavaScript `\uXXXX` escapes, and
-//! whole texts that announce they are written backwards or in rot13 ("read this backwards",
-//! "rot13 note: ..."). Announced readings are tried only when the text says so, which keeps them
-//! cheap and keeps ordinary text from being read twice.
+//! lines that announce they are written backwards or in rot13 ("read this backwards: ...",
+//! "rot13 note: ..."). Announced readings are tried only on a line that says so, which keeps them
+//! cheap (linear in the text) and keeps ordinary text from being read twice.
 
 use super::decode::{is_url_byte, printable_ascii};
 
@@ -12,7 +12,7 @@ const MIN_HEX: usize = 32;
 const MIN_UNICODE_ESCAPES: usize = 3;
 
 /// Words with which a text says it is written backwards ("read this backwards", "reverse to read").
-const REVERSAL_MARKERS: [&[u8]; 5] = [
+pub const REVERSAL_MARKERS: [&[u8]; 5] = [
     b"backward",
     b"revers",
     b"right-to-left",
@@ -21,23 +21,33 @@ const REVERSAL_MARKERS: [&[u8]; 5] = [
 ];
 
 /// Words with which a text says it is written in rot13.
-const ROT13_MARKERS: [&[u8]; 3] = [b"rot13", b"rot-13", b"rot 13"];
+pub const ROT13_MARKERS: [&[u8]; 3] = [b"rot13", b"rot-13", b"rot 13"];
 
-fn mentions(hay: &[u8], markers: &[&[u8]]) -> bool {
-    let lower = hay.to_ascii_lowercase();
-    markers
-        .iter()
-        .any(|m| lower.windows(m.len()).any(|w| w == *m))
+/// Whether `line` names one of `markers` (lowercase), ignoring ASCII case: one pass that tries the
+/// markers only where a byte equals one of their first letters.
+fn mentions(line: &[u8], markers: &[&[u8]]) -> bool {
+    (0..line.len()).any(|i| {
+        let c = line[i].to_ascii_lowercase();
+        markers.iter().any(|m| {
+            m[0] == c
+                && line
+                    .get(i..i + m.len())
+                    .is_some_and(|w| w.eq_ignore_ascii_case(m))
+        })
+    })
 }
 
-/// Whether the text says it is written backwards.
-pub fn announces_reversal(hay: &[u8]) -> bool {
-    !hay.is_empty() && mentions(hay, &REVERSAL_MARKERS)
-}
-
-/// Whether the text says it is written in rot13.
-pub fn announces_rot13(hay: &[u8]) -> bool {
-    mentions(hay, &ROT13_MARKERS)
+/// The lines (`[start, end)`, without the line break) that name one of `markers`.
+pub fn announced_lines(hay: &[u8], markers: &[&[u8]]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for line in hay.split(|&b| b == b'\n') {
+        if !line.is_empty() && mentions(line, markers) {
+            out.push((start, start + line.len()));
+        }
+        start += line.len() + 1;
+    }
+    out
 }
 
 /// The text with its ASCII letters rotated by 13 (other bytes kept; the raw view is ASCII or SUB).
@@ -98,9 +108,9 @@ pub fn decode_unicode_escapes(run: &[u8]) -> Option<String> {
         if run[i] == b'\\' && i + 5 < run.len() && run[i + 1] == b'u' {
             let digits = &run[i + 2..i + 6];
             if digits.iter().all(u8::is_ascii_hexdigit) {
-                let cp = digits
-                    .iter()
-                    .fold(0u32, |acc, &d| acc * 16 + (d as char).to_digit(16).unwrap_or(0));
+                let cp = digits.iter().fold(0u32, |acc, &d| {
+                    acc * 16 + (d as char).to_digit(16).unwrap_or(0)
+                });
                 out.push(char::from_u32(cp).filter(|&c| c != '\0')?);
                 escapes += 1;
                 i += 6;
@@ -154,10 +164,10 @@ mod tests {
     }
 
     #[test]
-    fn announced_readings_need_their_marker() {
-        assert!(announces_reversal(b"Read this BACKWARDS: erongi"));
-        assert!(!announces_reversal(b"snoitcurtsni erongi"));
-        assert!(announces_rot13(b"ROT13 note: Vtaber"));
+    fn announced_readings_need_their_marker_on_the_line() {
+        let text = b"snoitcurtsni erongi\nRead this BACKWARDS: erongi\n\nROT13 note: Vtaber";
+        assert_eq!(announced_lines(text, &REVERSAL_MARKERS), [(20, 47)]);
+        assert_eq!(announced_lines(text, &ROT13_MARKERS), [(49, 67)]);
         assert_eq!(rot13(b"Vtaber nyy! 42"), "Ignore all! 42");
     }
 
