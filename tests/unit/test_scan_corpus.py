@@ -60,11 +60,11 @@ def test_holdout_figures(name: str) -> None:
     _report_and_check(name, f"{name}_", 0.85, 0.05)
 
 
-@pytest.mark.parametrize("name", ["redteam_a", "redteam_b", "redteam_c", "redteam_d"])
+@pytest.mark.parametrize("name", ["redteam_a", "redteam_b", "redteam_c", "redteam_d", "redteam_e"])
 def test_redteam_figures(name: str) -> None:
     """Red-team corpora written by other people (a, b, c: both halves, the second halves scored
-    blind once; d: scored blind once as a whole; figures in tests/corpus/scan/README.md): the
-    concept rules were written against them, so they are held to the goals."""
+    blind once; d and e: scored blind once as a whole; figures in tests/corpus/scan/README.md):
+    the concept rules were written against them, so they are held to the goals."""
     _report_and_check(name, f"{name}_", RECALL_GOAL, FP_GOAL)
 
 

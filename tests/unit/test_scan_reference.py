@@ -38,6 +38,8 @@ CORPUS = texts(
     "redteam_c_benign",
     "redteam_d_poisoned",
     "redteam_d_benign",
+    "redteam_e_poisoned",
+    "redteam_e_benign",
 )
 
 # Pieces that exercise every stage: attack phrases, paths, secrets, invisible and look-alike code

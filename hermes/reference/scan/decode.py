@@ -1,5 +1,6 @@
 """Encoded runs in the raw view, decoded when they hold text: base64 runs (ASCII or another script),
-percent-encoded runs, letter-spaced runs and string literals glued with ``+``."""
+percent-encoded runs, hex runs, ``\\uXXXX``-escaped runs, letter-spaced runs, string literals glued
+with ``+``, and each line read backwards or rot13-decoded when it says it is written so."""
 
 from __future__ import annotations
 
@@ -15,6 +16,18 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}", re.ASCII)
 _URL_RUN = re.compile(r"[!#-&(-;=?-_a-~]+", re.ASCII)
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}", re.ASCII)
 _JOIN = re.compile(r"' *\+ *'|\" *\+ *\"", re.ASCII)
+_HEX_RUN = re.compile(r"[0-9A-Fa-f]{32,}", re.ASCII)
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})", re.ASCII)
+REVERSAL_MARKERS = ("backward", "revers", "right-to-left", "right to left", "flip")
+"""Words with which a line says it is written backwards ("read this backwards", "reverse it")."""
+ROT13_MARKERS = ("rot13", "rot-13", "rot 13")
+"""Words with which a text says it is written in rot13."""
+MIN_UNICODE_ESCAPES = 3
+"""Fewest ``\\uXXXX`` escapes that make a run worth decoding."""
+_ROT13 = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
+)
 
 MIN_ESCAPES = 3
 """Fewest ``%XX`` escapes that make a run worth decoding."""
@@ -84,6 +97,43 @@ def decode_percent_run(run: str) -> str | None:
         return None
 
 
+def decode_hex_run(run: str) -> str | None:
+    """Decode an even-length run of hex digits to text, or None if it is not printable ASCII
+    (hashes and keys decode to random bytes)."""
+    if len(run) % 2:
+        return None
+    data = bytes.fromhex(run)
+    if not _printable_ascii(data):
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def announced_lines(text: str, markers: tuple[str, ...]) -> list[tuple[int, int]]:
+    """The lines (start, end, without the line break) that name one of ``markers``."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for line in text.split("\n"):
+        lower = line.lower()
+        if line and any(m in lower for m in markers):
+            out.append((start, start + len(line)))
+        start += len(line) + 1
+    return out
+
+
+def decode_unicode_escapes(run: str) -> str | None:
+    """Decode the ``\\uXXXX`` escapes of a run (other characters kept), or None with fewer than
+    MIN_UNICODE_ESCAPES of them or an escape that is a surrogate or NUL."""
+    escapes = _UNICODE_ESCAPE.findall(run)
+    if len(escapes) < MIN_UNICODE_ESCAPES:
+        return None
+    if any(int(h, 16) == 0 or 0xD800 <= int(h, 16) <= 0xDFFF for h in escapes):
+        return None
+    return _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), run)
+
+
 def _visible(c: str) -> bool:
     return "\x21" <= c <= "\x7e"
 
@@ -118,8 +168,10 @@ def _spaced_runs(text: str) -> list[tuple[int, int, str]]:
 
 def encoded_payloads(raw: View) -> list[Payload]:
     """Every base64 run of the raw view that decodes to text, every percent-encoded run with
-    enough escapes, every letter-spaced run, and each cluster of string literals glued with ``+``
-    (``'ht'+'tps://'``) joined, with some of its line around it (reported from the first join to
+    enough escapes, every hex run that decodes to text, every run with enough ``\\uXXXX``
+    escapes, each line reversed or rot13-decoded when it says it is written so, every
+    letter-spaced run, and each cluster of string literals glued with ``+`` (``'ht'+'tps://'``)
+    joined, with some of its line around it (reported from the first join to
     the last)."""
     text = raw.text
     out: list[Payload] = []
@@ -133,6 +185,19 @@ def encoded_payloads(raw: View) -> list[Payload]:
                 decoded = decode_percent_run(m.group(0))
                 if decoded is not None:
                     out.append((m.start(), m.end(), "obfuscation.percent_encoded", decoded))
+    for m in _HEX_RUN.finditer(text):
+        decoded = decode_hex_run(m.group(0))
+        if decoded is not None:
+            out.append((m.start(), m.end(), "obfuscation.hex_payload", decoded))
+    for start, end in announced_lines(text, REVERSAL_MARKERS):
+        out.append((start, end, "obfuscation.announced_reversed", text[start:end][::-1]))
+    for start, end in announced_lines(text, ROT13_MARKERS):
+        out.append((start, end, "obfuscation.announced_rot13", text[start:end].translate(_ROT13)))
+    if "\\u" in text:
+        for m in _URL_RUN.finditer(text):
+            decoded = decode_unicode_escapes(m.group(0))
+            if decoded is not None:
+                out.append((m.start(), m.end(), "obfuscation.unicode_escaped", decoded))
     for start, end, joined in _spaced_runs(text):
         out.append((start, end, "obfuscation.letter_spaced", joined))
     if "+" in text:

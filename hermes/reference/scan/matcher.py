@@ -20,6 +20,8 @@ _PLACEHOLDERS = (
     "sample",
     "fake",
     "test",
+    # the signature of the sample token jwt.io shows every visitor (public documentation)
+    "sflkxwrjsmekkf2qt4fwpmejf36pok6yjv_adqssw5c",
 )
 
 

@@ -82,6 +82,10 @@ def _classify(cps: list[int]) -> list[str | None]:
     """The Unicode rule each code point triggers on its own, or None."""
     rng = table().ranges
     has_rtl = any(_in(cp, rng["rtl"]) for cp in cps if cp >= 0x590)
+    # an Arabic letter mark in a text without a right-to-left letter (it has no use there)
+    lone_alm = 0x061C in cps and not any(
+        _in(cp, rng["rtl"]) for cp in cps if cp >= 0x590 and cp != 0x061C
+    )
     flags = _valid_flag_tags(cps) if any(0xE0000 <= cp <= 0xE007F for cp in cps) else set()
     n = len(cps)
     kinds: list[str | None] = []
@@ -112,7 +116,7 @@ def _classify(cps: list[int]) -> list[str | None]:
             if not (bom or emoji_zwj or joining or word_break or unit):
                 kind = "unicode.zero_width"
         elif cp in MARKS:
-            if _is_ascii_letter(prev) and _is_ascii_letter(nxt):
+            if (_is_ascii_letter(prev) and _is_ascii_letter(nxt)) or (cp == 0x061C and lone_alm):
                 kind = "unicode.bidi_control"
         elif cp in EMBEDDINGS:
             if not has_rtl:

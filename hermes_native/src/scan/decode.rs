@@ -9,6 +9,10 @@ use std::sync::OnceLock;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::{alphabet, Engine};
 
+use super::decode_text::{
+    announced_lines, decode_hex_run, hex_runs, rot13, unicode_escape_runs, REVERSAL_MARKERS,
+    ROT13_MARKERS,
+};
 use super::normalize::View;
 use super::table::Table;
 use super::{scan_into, Hit, Scratch};
@@ -65,7 +69,7 @@ fn engine() -> &'static GeneralPurpose {
 }
 
 /// Mostly printable ASCII: at least 8 bytes, 90% of them printable or whitespace.
-fn printable_ascii(data: &[u8]) -> bool {
+pub(super) fn printable_ascii(data: &[u8]) -> bool {
     let good = data
         .iter()
         .filter(|&&b| (0x20..0x7F).contains(&b) || b == b'\t' || b == b'\n' || b == b'\r')
@@ -134,7 +138,7 @@ pub fn report(
 
 /// Whether `b` may appear in a percent-encoded run: printable ASCII other than space, quotes, angle
 /// brackets and backtick (the reference's `[!#-&(-;=?-_a-~]`).
-fn is_url_byte(b: u8) -> bool {
+pub(super) fn is_url_byte(b: u8) -> bool {
     (0x21..=0x7E).contains(&b) && !matches!(b, b'"' | b'\'' | b'<' | b'>' | b'`')
 }
 
@@ -295,7 +299,8 @@ fn concat_regions<'j>(hay: &[u8], joins: &'j [Span]) -> Vec<(usize, usize, &'j [
     out
 }
 
-/// Base64, percent-encoded, letter-spaced and `+`-glued runs in the raw view whose decoded text
+/// Base64, percent-encoded, hex, `\u`-escaped, letter-spaced and `+`-glued runs in the raw view,
+/// and each line reversed or rot13-decoded when it says it is written so, whose decoded text
 /// triggers rules.
 pub fn encoded_findings(
     raw: View<'_>,
@@ -334,6 +339,66 @@ pub fn encoded_findings(
                     out,
                 );
             }
+        }
+    }
+    for (s, e) in hex_runs(raw.text) {
+        if let Some(decoded) = decode_hex_run(&raw.text[s..e]) {
+            let (start, end) = raw.span(s, e);
+            report(
+                &decoded,
+                start,
+                end,
+                "obfuscation.hex_payload",
+                depth,
+                table,
+                scratch,
+                out,
+            );
+        }
+    }
+    for (s, e) in announced_lines(raw.text, &REVERSAL_MARKERS) {
+        let reversed: Vec<u8> = raw.text[s..e].iter().rev().copied().collect();
+        let (start, end) = raw.span(s, e);
+        // the raw view is one byte per code point, ASCII or SUB: valid UTF-8
+        if let Ok(reversed) = String::from_utf8(reversed) {
+            report(
+                &reversed,
+                start,
+                end,
+                "obfuscation.announced_reversed",
+                depth,
+                table,
+                scratch,
+                out,
+            );
+        }
+    }
+    for (s, e) in announced_lines(raw.text, &ROT13_MARKERS) {
+        let (start, end) = raw.span(s, e);
+        report(
+            &rot13(&raw.text[s..e]),
+            start,
+            end,
+            "obfuscation.announced_rot13",
+            depth,
+            table,
+            scratch,
+            out,
+        );
+    }
+    if raw.text.windows(2).any(|w| w == b"\\u") {
+        for (s, e, decoded) in unicode_escape_runs(raw.text) {
+            let (start, end) = raw.span(s, e);
+            report(
+                &decoded,
+                start,
+                end,
+                "obfuscation.unicode_escaped",
+                depth,
+                table,
+                scratch,
+                out,
+            );
         }
     }
     for (s, e, joined) in spaced_runs(raw.text) {
@@ -497,6 +562,10 @@ mod tests {
         let t = super::super::table::table().unwrap();
         for id in [
             "obfuscation.percent_encoded",
+            "obfuscation.hex_payload",
+            "obfuscation.announced_reversed",
+            "obfuscation.announced_rot13",
+            "obfuscation.unicode_escaped",
             "obfuscation.letter_spaced",
             "obfuscation.string_concat",
         ] {

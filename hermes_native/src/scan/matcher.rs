@@ -25,7 +25,9 @@ pub const SPAN: usize = 256;
 /// A window with more possible match starts than this is searched without them.
 const MAX_PROBES: usize = 16;
 
-const PLACEHOLDERS: [&[u8]; 10] = [
+/// Placeholder words, and the signature of the sample token that jwt.io shows every visitor (public,
+/// like AWS's AKIAIOSFODNN7EXAMPLE: documentation, not a secret).
+const PLACEHOLDERS: [&[u8]; 11] = [
     b"example",
     b"xxxx",
     b"your",
@@ -36,6 +38,7 @@ const PLACEHOLDERS: [&[u8]; 10] = [
     b"sample",
     b"fake",
     b"test",
+    b"sflkxwrjsmekkf2qt4fwpmejf36pok6yjv_adqssw5c",
 ];
 
 /// A real secret has letters and digits, enough distinct characters and no placeholder word.

@@ -21,6 +21,7 @@
 mod automaton;
 mod batch;
 mod decode;
+mod decode_text;
 mod matcher;
 mod normalize;
 mod prefilter;

@@ -114,6 +114,11 @@ fn classify(cps: &[u32], table: &Table) -> Vec<Option<Kind>> {
     let r = &table.ranges;
     let has_rtl = cps.iter().any(|cp| EMBEDDINGS.contains(cp))
         && cps.iter().any(|&cp| cp >= 0x590 && r.rtl.contains(cp));
+    // an Arabic letter mark in a text without a right-to-left letter (it has no use there)
+    let lone_alm = cps.contains(&0x061C)
+        && !cps
+            .iter()
+            .any(|&cp| cp >= 0x590 && cp != 0x061C && r.rtl.contains(cp));
     let flags = if cps.iter().any(|cp| (0xE0000..=0xE007F).contains(cp)) {
         valid_flag_tags(cps)
     } else {
@@ -145,7 +150,8 @@ fn classify(cps: &[u32], table: &Table) -> Vec<Option<Kind>> {
                 let bom = cp == 0xFEFF && i == 0;
                 (!(emoji_zwj || joining || word_break || unit || bom)).then_some(Kind::ZeroWidth)
             } else if MARKS.contains(&cp) {
-                (is_ascii_letter(prev) && is_ascii_letter(next)).then_some(Kind::BidiControl)
+                ((is_ascii_letter(prev) && is_ascii_letter(next)) || (cp == 0x061C && lone_alm))
+                    .then_some(Kind::BidiControl)
             } else if EMBEDDINGS.contains(&cp) {
                 (!has_rtl).then_some(Kind::BidiControl)
             } else if OVERRIDES.contains(&cp) {
