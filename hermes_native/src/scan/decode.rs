@@ -31,28 +31,33 @@ fn is_base64_byte(b: u8) -> bool {
 /// `[A-Za-z0-9+/_-]{16,}={0,2}` (leftmost-first, greedy): every maximal run of 16 or more alphabet
 /// bytes, with up to two `=` after it.
 fn base64_runs(hay: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    byte_runs(hay, is_base64_byte)
+        .filter(|&(start, end)| end - start >= MIN_RUN)
+        .map(|(start, end)| {
+            let pads = hay[end..]
+                .iter()
+                .take(2)
+                .take_while(|&&b| b == b'=')
+                .count();
+            (start, end + pads)
+        })
+}
+
+/// Maximal runs of bytes that `keep` accepts, as `[start, end)`.
+pub(super) fn byte_runs<'a>(
+    hay: &'a [u8],
+    keep: impl Fn(u8) -> bool + 'a,
+) -> impl Iterator<Item = (usize, usize)> + 'a {
     let mut i = 0;
     std::iter::from_fn(move || {
-        while i < hay.len() {
-            if !is_base64_byte(hay[i]) {
-                i += 1;
-                continue;
-            }
-            let start = i;
-            while i < hay.len() && is_base64_byte(hay[i]) {
-                i += 1;
-            }
-            if i - start < MIN_RUN {
-                continue;
-            }
-            let mut end = i;
-            while end < hay.len() && end - i < 2 && hay[end] == b'=' {
-                end += 1;
-            }
-            i = end;
-            return Some((start, end));
+        while i < hay.len() && !keep(hay[i]) {
+            i += 1;
         }
-        None
+        let start = i;
+        while i < hay.len() && keep(hay[i]) {
+            i += 1;
+        }
+        (i > start).then_some((start, i))
     })
 }
 
@@ -172,23 +177,7 @@ pub fn decode_percent_run(run: &[u8]) -> Option<String> {
 
 /// Maximal runs of [`is_url_byte`] bytes holding a `%`, as `[start, end)`.
 fn percent_runs(hay: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        while i < hay.len() {
-            if !is_url_byte(hay[i]) {
-                i += 1;
-                continue;
-            }
-            let start = i;
-            while i < hay.len() && is_url_byte(hay[i]) {
-                i += 1;
-            }
-            if hay[start..i].contains(&b'%') {
-                return Some((start, i));
-            }
-        }
-        None
-    })
+    byte_runs(hay, is_url_byte).filter(|&(start, end)| hay[start..end].contains(&b'%'))
 }
 
 /// Fewest characters in a letter-spaced run worth joining.

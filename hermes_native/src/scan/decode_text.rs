@@ -3,7 +3,7 @@
 //! "rot13 note: ..."). Announced readings are tried only on a line that says so, which keeps them
 //! cheap (linear in the text) and keeps ordinary text from being read twice.
 
-use super::decode::{is_url_byte, printable_ascii};
+use super::decode::{byte_runs, is_url_byte, printable_ascii};
 
 /// Fewest hex digits in a run worth decoding.
 const MIN_HEX: usize = 32;
@@ -63,22 +63,9 @@ pub fn rot13(hay: &[u8]) -> String {
 
 /// Maximal runs of [`MIN_HEX`] or more hex digits, as `[start, end)`.
 pub fn hex_runs(hay: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < hay.len() {
-        if !hay[i].is_ascii_hexdigit() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < hay.len() && hay[i].is_ascii_hexdigit() {
-            i += 1;
-        }
-        if i - start >= MIN_HEX {
-            out.push((start, i));
-        }
-    }
-    out
+    byte_runs(hay, |b| b.is_ascii_hexdigit())
+        .filter(|&(start, end)| end - start >= MIN_HEX)
+        .collect()
 }
 
 /// Decode an even-length run of hex digits to text, or `None` if it is not printable ASCII (hashes
@@ -125,22 +112,11 @@ pub fn decode_unicode_escapes(run: &[u8]) -> Option<String> {
 
 /// Maximal runs of URL-like bytes holding `\u` escapes that decode, with their decoded text.
 pub fn unicode_escape_runs(hay: &[u8]) -> Vec<(usize, usize, String)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < hay.len() {
-        if !is_url_byte(hay[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < hay.len() && is_url_byte(hay[i]) {
-            i += 1;
-        }
-        if let Some(decoded) = decode_unicode_escapes(&hay[start..i]) {
-            out.push((start, i, decoded));
-        }
-    }
-    out
+    byte_runs(hay, is_url_byte)
+        .filter_map(|(start, end)| {
+            decode_unicode_escapes(&hay[start..end]).map(|decoded| (start, end, decoded))
+        })
+        .collect()
 }
 
 #[cfg(test)]
