@@ -298,134 +298,61 @@ pub fn encoded_findings(
     scratch: &mut Scratch,
     out: &mut Vec<Hit>,
 ) {
-    for (s, e) in base64_runs(raw.text) {
-        if let Some(decoded) = decode_base64_run(&raw.text[s..e]) {
-            let (start, end) = raw.span(s, e);
-            report(
-                &decoded,
-                start,
-                end,
-                "obfuscation.base64_payload",
-                depth,
-                table,
-                scratch,
-                out,
-            );
+    // Scan `decoded`, the reading of raw-view bytes `[s, e)`, and report on their code points.
+    let mut found = |s: usize, e: usize, decoded: &str, rule_id: &str| {
+        let (start, end) = raw.span(s, e);
+        report(decoded, start, end, rule_id, depth, table, scratch, out);
+    };
+    let text = raw.text;
+    for (s, e) in base64_runs(text) {
+        if let Some(decoded) = decode_base64_run(&text[s..e]) {
+            found(s, e, &decoded, "obfuscation.base64_payload");
         }
     }
-    if raw.text.contains(&b'%') {
-        for (s, e) in percent_runs(raw.text) {
-            if let Some(decoded) = decode_percent_run(&raw.text[s..e]) {
-                let (start, end) = raw.span(s, e);
-                report(
-                    &decoded,
-                    start,
-                    end,
-                    "obfuscation.percent_encoded",
-                    depth,
-                    table,
-                    scratch,
-                    out,
-                );
+    if text.contains(&b'%') {
+        for (s, e) in percent_runs(text) {
+            if let Some(decoded) = decode_percent_run(&text[s..e]) {
+                found(s, e, &decoded, "obfuscation.percent_encoded");
             }
         }
     }
-    for (s, e) in hex_runs(raw.text) {
-        if let Some(decoded) = decode_hex_run(&raw.text[s..e]) {
-            let (start, end) = raw.span(s, e);
-            report(
-                &decoded,
-                start,
-                end,
-                "obfuscation.hex_payload",
-                depth,
-                table,
-                scratch,
-                out,
-            );
+    for (s, e) in hex_runs(text) {
+        if let Some(decoded) = decode_hex_run(&text[s..e]) {
+            found(s, e, &decoded, "obfuscation.hex_payload");
         }
     }
-    for (s, e) in announced_lines(raw.text, &REVERSAL_MARKERS) {
-        let reversed: Vec<u8> = raw.text[s..e].iter().rev().copied().collect();
-        let (start, end) = raw.span(s, e);
+    for (s, e) in announced_lines(text, &REVERSAL_MARKERS) {
+        let reversed: Vec<u8> = text[s..e].iter().rev().copied().collect();
         // the raw view is one byte per code point, ASCII or SUB: valid UTF-8
         if let Ok(reversed) = String::from_utf8(reversed) {
-            report(
-                &reversed,
-                start,
-                end,
-                "obfuscation.announced_reversed",
-                depth,
-                table,
-                scratch,
-                out,
-            );
+            found(s, e, &reversed, "obfuscation.announced_reversed");
         }
     }
-    for (s, e) in announced_lines(raw.text, &ROT13_MARKERS) {
-        let (start, end) = raw.span(s, e);
-        report(
-            &rot13(&raw.text[s..e]),
-            start,
-            end,
-            "obfuscation.announced_rot13",
-            depth,
-            table,
-            scratch,
-            out,
-        );
+    for (s, e) in announced_lines(text, &ROT13_MARKERS) {
+        found(s, e, &rot13(&text[s..e]), "obfuscation.announced_rot13");
     }
-    if raw.text.windows(2).any(|w| w == b"\\u") {
-        for (s, e, decoded) in unicode_escape_runs(raw.text) {
-            let (start, end) = raw.span(s, e);
-            report(
-                &decoded,
-                start,
-                end,
-                "obfuscation.unicode_escaped",
-                depth,
-                table,
-                scratch,
-                out,
-            );
+    if text.windows(2).any(|w| w == b"\\u") {
+        for (s, e, decoded) in unicode_escape_runs(text) {
+            found(s, e, &decoded, "obfuscation.unicode_escaped");
         }
     }
-    for (s, e, joined) in spaced_runs(raw.text) {
-        let (start, end) = raw.span(s, e);
-        report(
-            &joined,
-            start,
-            end,
-            "obfuscation.letter_spaced",
-            depth,
-            table,
-            scratch,
-            out,
-        );
+    for (s, e, joined) in spaced_runs(text) {
+        found(s, e, &joined, "obfuscation.letter_spaced");
     }
-    if raw.text.contains(&b'+') {
-        let joins = concat_joins(raw.text);
-        for (lo, hi, cluster) in concat_regions(raw.text, &joins) {
+    if text.contains(&b'+') {
+        let joins = concat_joins(text);
+        for (lo, hi, cluster) in concat_regions(text, &joins) {
             let mut glued = Vec::with_capacity(hi - lo);
             let mut at = lo;
             for &(s, e) in cluster {
-                glued.extend_from_slice(&raw.text[at..s]);
+                glued.extend_from_slice(&text[at..s]);
                 at = e;
             }
-            glued.extend_from_slice(&raw.text[at..hi]);
-            let (start, end) = raw.span(cluster[0].0, cluster[cluster.len() - 1].1);
+            glued.extend_from_slice(&text[at..hi]);
             // the raw view is one byte per code point, ASCII or SUB: valid UTF-8
             if let Ok(glued) = String::from_utf8(glued) {
-                report(
-                    &glued,
-                    start,
-                    end,
-                    "obfuscation.string_concat",
-                    depth,
-                    table,
-                    scratch,
-                    out,
-                );
+                let (s, e) = (cluster[0].0, cluster[cluster.len() - 1].1);
+                found(s, e, &glued, "obfuscation.string_concat");
             }
         }
     }
